@@ -1,0 +1,325 @@
+//! The compact board the solver and the analysis work on.
+//!
+//! Solvability depends only on which card is on top of which cell, so a
+//! [`Board`] is just that: for each occupied cell, the index of its top card
+//! among the puzzle's cards. The facts that never change during play (which
+//! cards flock, which cells share a line) live once in a [`Layout`].
+//!
+//! Packed key layout (used for transposition tables and layers):
+//! bits 0..16 are the occupied-cell mask; then 4 bits per occupied cell, in
+//! cell order, give its top's card index. A board with k stacks needs 16 + 4k
+//! bits, so every board with at most 12 stacks fits a `u64`.
+
+use crate::card::Card;
+use crate::state::{Grid, MAX_CELLS, Move, State};
+
+/// Puzzle facts shared by every board of one game: cards, flocking, lines.
+#[derive(Clone, Debug)]
+pub struct Layout {
+    grid: Grid,
+    /// Card index → card. Indices follow the cells of the starting state.
+    cards: Vec<Card>,
+    /// Card index → mask of the card indices it flocks with (not itself).
+    flock: [u16; MAX_CELLS],
+    /// Card index → mask of the card indices of same or adjacent rank (not itself).
+    rank_flock: [u16; MAX_CELLS],
+    /// Cell → mask of the other cells in its row or column.
+    line: [u16; MAX_CELLS],
+}
+
+/// Tops of the occupied cells, as card indices into a [`Layout`].
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Board {
+    at: [u8; MAX_CELLS],
+    occ: u16,
+}
+
+/// Most moves a board can have: 16 cells, each in line with up to 15 others.
+pub const MAX_MOVES: usize = MAX_CELLS * (MAX_CELLS - 1);
+
+/// A fixed-capacity move list, so move generation never allocates.
+pub struct MoveList {
+    moves: [Move; MAX_MOVES],
+    len: usize,
+}
+
+impl Default for MoveList {
+    fn default() -> Self {
+        MoveList {
+            moves: [Move { from: 0, to: 0 }; MAX_MOVES],
+            len: 0,
+        }
+    }
+}
+
+impl MoveList {
+    /// The moves.
+    pub fn as_slice(&self) -> &[Move] {
+        &self.moves[..self.len]
+    }
+
+    /// Number of moves.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// No moves.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    fn push(&mut self, mv: Move) {
+        self.moves[self.len] = mv;
+        self.len += 1;
+    }
+}
+
+/// Iterates the set bits of a mask, lowest first.
+#[inline]
+pub(crate) fn bits(mut mask: u16) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        (mask != 0).then(|| {
+            let i = mask.trailing_zeros() as usize;
+            mask &= mask - 1;
+            i
+        })
+    })
+}
+
+/// Whether the graph on `nodes` with neighbour masks `adj` is connected.
+#[inline]
+pub(crate) fn connected(nodes: u16, adj: &[u16; MAX_CELLS]) -> bool {
+    if nodes == 0 {
+        return true;
+    }
+    let mut seen = nodes & nodes.wrapping_neg();
+    let mut frontier = seen;
+    while frontier != 0 {
+        let x = frontier.trailing_zeros() as usize;
+        frontier &= frontier - 1;
+        let new = adj[x] & nodes & !seen;
+        seen |= new;
+        frontier |= new;
+    }
+    seen == nodes
+}
+
+impl Layout {
+    /// The layout of a state's tops, and the board of that state.
+    pub fn new(state: &State) -> (Layout, Board) {
+        let grid = state.grid();
+        let mut cards = Vec::new();
+        let mut board = Board {
+            at: [0; MAX_CELLS],
+            occ: 0,
+        };
+        for (cell, card) in state.stacks() {
+            board.at[cell] = cards.len() as u8;
+            board.occ |= 1 << cell;
+            cards.push(card);
+        }
+        let mut flock = [0u16; MAX_CELLS];
+        let mut rank_flock = [0u16; MAX_CELLS];
+        for (i, a) in cards.iter().enumerate() {
+            for (j, b) in cards.iter().enumerate() {
+                if i != j && a.flocks_with(*b) {
+                    flock[i] |= 1 << j;
+                }
+                if i != j && a.rank_flocks_with(*b) {
+                    rank_flock[i] |= 1 << j;
+                }
+            }
+        }
+        let mut line = [0u16; MAX_CELLS];
+        for (a, mask) in line.iter_mut().enumerate().take(grid.cells()) {
+            for b in 0..grid.cells() {
+                if grid.in_line(a, b) {
+                    *mask |= 1 << b;
+                }
+            }
+        }
+        let layout = Layout {
+            grid,
+            cards,
+            flock,
+            rank_flock,
+            line,
+        };
+        (layout, board)
+    }
+
+    /// The grid.
+    pub fn grid(&self) -> Grid {
+        self.grid
+    }
+
+    /// The puzzle's cards, by card index.
+    pub fn cards(&self) -> &[Card] {
+        &self.cards
+    }
+
+    /// Card index → mask of card indices it flocks with.
+    pub fn flock_masks(&self) -> &[u16; MAX_CELLS] {
+        &self.flock
+    }
+
+    /// Cell → mask of the other cells in its row or column.
+    pub fn line_masks(&self) -> &[u16; MAX_CELLS] {
+        &self.line
+    }
+
+    /// Card index → mask of card indices of same or adjacent rank.
+    pub fn rank_flock_masks(&self) -> &[u16; MAX_CELLS] {
+        &self.rank_flock
+    }
+
+    /// The state a board stands for, with every stack of size one
+    /// (a board does not keep sizes).
+    pub fn to_state(&self, board: &Board) -> State {
+        let cells: Vec<Option<Card>> = (0..self.grid.cells())
+            .map(|c| board.top(c).map(|i| self.cards[i]))
+            .collect();
+        State::new(self.grid, &cells).expect("a board holds distinct cards")
+    }
+}
+
+impl Board {
+    /// The card index on top of a cell.
+    #[inline]
+    pub fn top(&self, cell: usize) -> Option<usize> {
+        (self.occ >> cell & 1 == 1).then_some(self.at[cell] as usize)
+    }
+
+    /// Mask of occupied cells.
+    #[inline]
+    pub fn occupied(&self) -> u16 {
+        self.occ
+    }
+
+    /// Number of stacks.
+    #[inline]
+    pub fn stacks(&self) -> u32 {
+        self.occ.count_ones()
+    }
+
+    /// Mask of the card indices on top of a stack.
+    #[inline]
+    pub fn alive(&self) -> u16 {
+        bits(self.occ).fold(0, |m, c| m | 1 << self.at[c])
+    }
+
+    /// Whether `from` may move onto `to` (both occupied and in line).
+    #[inline]
+    fn flocks(&self, lay: &Layout, from: usize, to: usize) -> bool {
+        lay.flock[self.at[from] as usize] >> self.at[to] & 1 == 1
+    }
+
+    /// The legal moves, ordered by (from, to).
+    #[inline]
+    pub fn moves(&self, lay: &Layout, out: &mut MoveList) {
+        out.len = 0;
+        for a in bits(self.occ) {
+            for b in bits(lay.line[a] & self.occ) {
+                if self.flocks(lay, a, b) {
+                    out.push(Move {
+                        from: a as u8,
+                        to: b as u8,
+                    });
+                }
+            }
+        }
+    }
+
+    /// Number of legal moves.
+    #[inline]
+    pub fn mobility(&self, lay: &Layout) -> u32 {
+        let mut n = 0;
+        for a in bits(self.occ) {
+            for b in bits(lay.line[a] & self.occ) {
+                n += self.flocks(lay, a, b) as u32;
+            }
+        }
+        n
+    }
+
+    /// The board after a move (assumed legal).
+    #[inline]
+    pub fn apply(&self, mv: Move) -> Board {
+        let mut next = *self;
+        next.at[mv.to as usize] = self.at[mv.from as usize];
+        next.occ &= !(1 << mv.from);
+        next
+    }
+
+    /// Stranded cards (seed 000): the graph joining stacks in a shared row or
+    /// column is disconnected, so some stacks can never meet.
+    #[inline]
+    pub fn is_stranded(&self, lay: &Layout) -> bool {
+        !connected(self.occ, &lay.line)
+    }
+
+    /// A separated flock (seed 000; an odd bird is one of size one): the graph
+    /// joining flockable tops, position aside, is disconnected.
+    #[inline]
+    pub fn has_separated_flock(&self, lay: &Layout) -> bool {
+        !connected(self.alive(), &lay.flock)
+    }
+
+    /// The packed key (layout in the module doc).
+    #[inline]
+    pub fn pack(&self) -> u128 {
+        let mut key = self.occ as u128;
+        let mut shift = 16;
+        for c in bits(self.occ) {
+            key |= (self.at[c] as u128) << shift;
+            shift += 4;
+        }
+        key
+    }
+
+    /// The board of a packed key.
+    #[inline]
+    pub fn unpack(key: u128) -> Board {
+        let occ = key as u16;
+        let mut at = [0u8; MAX_CELLS];
+        let mut shift = 16;
+        for c in bits(occ) {
+            at[c] = (key >> shift & 0xf) as u8;
+            shift += 4;
+        }
+        Board { at, occ }
+    }
+
+    /// The packed key as a `u64`, for boards of at most 12 stacks.
+    #[inline]
+    pub fn pack64(&self) -> Option<u64> {
+        (self.stacks() <= 12).then(|| self.pack() as u64)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::deal::deal;
+
+    #[test]
+    fn board_moves_match_the_rules() {
+        for n in 0..50 {
+            let mut state = deal(n);
+            let (lay, mut board) = Layout::new(&state);
+            let mut list = MoveList::default();
+            // Walk down the first legal move each time, comparing both move generators.
+            loop {
+                board.moves(&lay, &mut list);
+                let legal = state.legal_moves();
+                assert_eq!(list.as_slice(), legal.as_slice());
+                assert_eq!(board.mobility(&lay) as usize, legal.len());
+                assert_eq!(Board::unpack(board.pack()), board);
+                assert_eq!(lay.to_state(&board).tops(), state.tops());
+                let Some(&mv) = legal.first() else { break };
+                state = state.apply(mv).unwrap();
+                board = board.apply(mv);
+            }
+        }
+    }
+}
