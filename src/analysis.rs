@@ -1,0 +1,501 @@
+//! State-space analysis: for every depth d (moves made), how many distinct
+//! states are reachable in exactly d moves and how many of them are solvable
+//! (seed 001's Figure 2), with the depth-d solvability ratios, the halfway
+//! ratio and Browne's tension.
+//!
+//! A state at depth d has exactly k − d stacks, so states of different depths
+//! never coincide and the space splits into layers. The forward pass builds
+//! each layer as a sorted, deduplicated vector of packed boards. Solvability
+//! then runs backward: a state is solvable iff one of its children is in the
+//! solvable set of the next layer. The deepest layer asked for is settled by
+//! the solver (or is solved outright when it is the last one).
+//!
+//! Memory is bounded by [`Limits::memory_cap`]; going over it is an error, not
+//! an OOM kill. The cancel flag is checked every few thousand states.
+
+use crate::board::{Board, Layout, LiveChildren, MoveList};
+use crate::solver::{KeyHasher, Limits, SearchError, Solver, classify};
+use crate::state::State;
+use serde::Serialize;
+use std::collections::HashSet;
+use std::hash::{BuildHasherDefault, Hash};
+use std::sync::atomic::Ordering;
+
+/// Counts at one depth.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct DepthCount {
+    /// Moves made.
+    pub depth: usize,
+    /// Distinct states reachable in exactly `depth` moves.
+    pub states: u64,
+    /// How many of them are solvable.
+    pub solvable: u64,
+    /// Browne tension, 1 − winning moves ÷ moves, averaged over the solvable
+    /// states that have moves; `None` when there are none.
+    pub tension: Option<f64>,
+}
+
+impl DepthCount {
+    /// Solvable ÷ states.
+    pub fn ratio(&self) -> f64 {
+        if self.states == 0 {
+            0.0
+        } else {
+            self.solvable as f64 / self.states as f64
+        }
+    }
+}
+
+/// The per-depth table of a state.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Analysis {
+    /// Stacks in the analysed state.
+    pub stacks: usize,
+    /// One row per depth from 0 to the deepest analysed.
+    pub depths: Vec<DepthCount>,
+    /// The most memory the layers and tables held at once, in bytes (an estimate).
+    pub peak_bytes: usize,
+}
+
+impl Analysis {
+    /// The halfway depth ⌊k/2⌋ for k stacks.
+    pub fn halfway_depth(&self) -> usize {
+        self.stacks / 2
+    }
+
+    /// The depth-d solvability ratio, if depth d was analysed.
+    pub fn ratio(&self, depth: usize) -> Option<f64> {
+        self.depths.get(depth).map(DepthCount::ratio)
+    }
+
+    /// The halfway solvability ratio, if the analysis went that deep.
+    pub fn halfway_ratio(&self) -> Option<f64> {
+        self.ratio(self.halfway_depth())
+    }
+
+    /// Mean tension of the solvable states at the halfway depth.
+    pub fn midgame_tension(&self) -> Option<f64> {
+        self.depths.get(self.halfway_depth()).and_then(|d| d.tension)
+    }
+}
+
+/// How deep and with what resources to analyse.
+#[derive(Clone, Debug)]
+pub struct AnalysisOptions {
+    /// The deepest depth to count; `None` for the last (k − 1).
+    pub max_depth: Option<usize>,
+    /// Worker threads (at least 1).
+    pub threads: usize,
+    /// Memory cap and cancel flag.
+    pub limits: Limits,
+}
+
+impl Default for AnalysisOptions {
+    fn default() -> Self {
+        AnalysisOptions {
+            max_depth: None,
+            threads: 1,
+            limits: Limits::default(),
+        }
+    }
+}
+
+/// States between two looks at the cancel flag.
+const CHECK_EVERY: usize = 4096;
+
+/// A packed board: `u64` for boards of at most 12 stacks, `u128` otherwise.
+trait Key: Copy + Ord + Hash + Send + Sync + 'static {
+    fn from_board(b: &Board) -> Self;
+    fn board(self) -> Board;
+}
+
+impl Key for u64 {
+    #[inline]
+    fn from_board(b: &Board) -> u64 {
+        debug_assert!(b.stacks() <= 12);
+        b.pack() as u64
+    }
+    #[inline]
+    fn board(self) -> Board {
+        Board::unpack(self as u128)
+    }
+}
+
+impl Key for u128 {
+    #[inline]
+    fn from_board(b: &Board) -> u128 {
+        b.pack()
+    }
+    #[inline]
+    fn board(self) -> Board {
+        Board::unpack(self)
+    }
+}
+
+type KeySet<K> = HashSet<K, BuildHasherDefault<KeyHasher>>;
+
+/// One layer of distinct states, sorted.
+enum Layer {
+    Narrow(Vec<u64>),
+    Wide(Vec<u128>),
+}
+
+impl Layer {
+    fn len(&self) -> usize {
+        match self {
+            Layer::Narrow(v) => v.len(),
+            Layer::Wide(v) => v.len(),
+        }
+    }
+
+    fn bytes(&self) -> usize {
+        match self {
+            Layer::Narrow(v) => v.capacity() * 8,
+            Layer::Wide(v) => v.capacity() * 16,
+        }
+    }
+}
+
+/// Shared context of one analysis.
+struct Run<'a> {
+    lay: &'a Layout,
+    opts: &'a AnalysisOptions,
+    /// Bytes held by finished layers.
+    held: usize,
+    peak: usize,
+}
+
+impl Run<'_> {
+    fn cancelled(&self) -> bool {
+        self.opts
+            .limits
+            .cancel
+            .as_ref()
+            .is_some_and(|f| f.load(Ordering::Relaxed))
+    }
+
+    /// Fails when `more` bytes on top of the held layers would pass the cap.
+    fn reserve(&mut self, more: usize) -> Result<(), SearchError> {
+        let total = self.held + more;
+        self.peak = self.peak.max(total);
+        if total > self.opts.limits.memory_cap {
+            return Err(SearchError::MemoryCap {
+                cap: self.opts.limits.memory_cap,
+            });
+        }
+        Ok(())
+    }
+
+    /// Runs `work` on `threads` contiguous chunks of `items` and returns the results in order.
+    fn split<T: Sync, R: Send>(
+        &self,
+        items: &[T],
+        work: impl Fn(&[T]) -> Result<R, SearchError> + Sync,
+    ) -> Result<Vec<R>, SearchError> {
+        let threads = self.opts.threads.max(1);
+        if threads == 1 || items.len() < 4 * CHECK_EVERY {
+            return Ok(vec![work(items)?]);
+        }
+        let chunk = items.len().div_ceil(threads);
+        std::thread::scope(|s| {
+            let handles: Vec<_> = items.chunks(chunk).map(|c| s.spawn(|| work(c))).collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("analysis worker panicked"))
+                .collect()
+        })
+    }
+
+    /// The next layer: every child of every parent, sorted and deduplicated.
+    fn expand<P: Key, C: Key>(&mut self, parents: &[P], prune: bool) -> Result<Vec<C>, SearchError> {
+        let cap = self.opts.limits.memory_cap.saturating_sub(self.held);
+        let threads = self.opts.threads.max(1);
+        let lay = self.lay;
+        let runs = self.split(parents, |chunk| {
+            let mut out: Vec<C> = Vec::with_capacity(chunk.len() * 4);
+            let mut list = MoveList::default();
+            for (i, p) in chunk.iter().enumerate() {
+                if i % CHECK_EVERY == 0 {
+                    if self.cancelled() {
+                        return Err(SearchError::Cancelled);
+                    }
+                    if out.capacity() * size_of::<C>() * threads > cap {
+                        return Err(SearchError::MemoryCap {
+                            cap: self.opts.limits.memory_cap,
+                        });
+                    }
+                }
+                let board = p.board();
+                if prune && classify(lay, &board).is_some() {
+                    // Every descendant of a board that fails the tests fails them too.
+                    continue;
+                }
+                board.moves(lay, &mut list);
+                if prune {
+                    let mut live = LiveChildren::new(&board);
+                    for &mv in list.as_slice() {
+                        if live.passes(lay, &board, mv) {
+                            out.push(C::from_board(&board.apply(mv)));
+                        }
+                    }
+                } else {
+                    out.extend(list.as_slice().iter().map(|&mv| C::from_board(&board.apply(mv))));
+                }
+            }
+            let raw = out.capacity() * size_of::<C>();
+            out.sort_unstable();
+            out.dedup();
+            Ok((out, raw))
+        })?;
+        let raw: usize = runs.iter().map(|r| r.1).sum();
+        self.reserve(raw)?;
+        let mut runs: Vec<Vec<C>> = runs.into_iter().map(|r| r.0).collect();
+        // Merge the sorted runs pairwise, dropping keys found in both.
+        while runs.len() > 1 {
+            let b = runs.pop().unwrap();
+            let a = runs.pop().unwrap();
+            runs.push(merge_dedup(&a, &b));
+        }
+        let mut layer = runs.pop().unwrap_or_default();
+        layer.shrink_to_fit();
+        Ok(layer)
+    }
+
+    /// Settles the deepest layer with the solver; returns the solvable boards
+    /// (sorted) and the tension sum and count over them.
+    fn solve_layer<K: Key>(&self, layer: &[K]) -> Result<(Vec<K>, f64, u64), SearchError> {
+        let threads = self.opts.threads.max(1);
+        let lay = self.lay;
+        let limits = Limits {
+            memory_cap: self.opts.limits.memory_cap.saturating_sub(self.held) / threads,
+            cancel: self.opts.limits.cancel.clone(),
+        };
+        let parts = self.split(layer, |chunk| {
+            let mut solver = Solver::new(limits.clone());
+            let mut list = MoveList::default();
+            let (mut solvable, mut tension, mut counted) = (Vec::new(), 0.0, 0u64);
+            for (i, &k) in chunk.iter().enumerate() {
+                if i % CHECK_EVERY == 0 && self.cancelled() {
+                    return Err(SearchError::Cancelled);
+                }
+                let board = k.board();
+                if !solver.is_solvable(lay, board)? {
+                    continue;
+                }
+                solvable.push(k);
+                board.moves(lay, &mut list);
+                if !list.is_empty() {
+                    let mut wins = 0;
+                    for &mv in list.as_slice() {
+                        wins += solver.is_solvable(lay, board.apply(mv))? as usize;
+                    }
+                    tension += 1.0 - wins as f64 / list.len() as f64;
+                    counted += 1;
+                }
+            }
+            Ok((solvable, tension, counted))
+        })?;
+        Ok(join_parts(parts))
+    }
+
+    /// Marks a layer's solvable boards from the next layer's solvable set.
+    fn mark<P: Key, C: Key>(&self, layer: &[P], next: &KeySet<C>) -> Result<(Vec<P>, f64, u64), SearchError> {
+        let lay = self.lay;
+        let parts = self.split(layer, |chunk| {
+            let mut list = MoveList::default();
+            let (mut solvable, mut tension, mut counted) = (Vec::new(), 0.0, 0u64);
+            for (i, &k) in chunk.iter().enumerate() {
+                if i % CHECK_EVERY == 0 && self.cancelled() {
+                    return Err(SearchError::Cancelled);
+                }
+                // No cheap tests here: a child that fails them is never in `next`,
+                // and the lookups cost less than the tests.
+                let board = k.board();
+                board.moves(lay, &mut list);
+                let wins = list
+                    .as_slice()
+                    .iter()
+                    .filter(|&&mv| next.contains(&C::from_board(&board.apply(mv))))
+                    .count();
+                if wins > 0 {
+                    solvable.push(k);
+                    tension += 1.0 - wins as f64 / list.len() as f64;
+                    counted += 1;
+                }
+            }
+            Ok((solvable, tension, counted))
+        })?;
+        Ok(join_parts(parts))
+    }
+}
+
+/// Concatenates per-thread results, in order.
+fn join_parts<K>(parts: Vec<(Vec<K>, f64, u64)>) -> (Vec<K>, f64, u64) {
+    let mut all = (Vec::new(), 0.0, 0);
+    for (v, t, c) in parts {
+        all.0.extend(v);
+        all.1 += t;
+        all.2 += c;
+    }
+    all
+}
+
+/// Merges two sorted, deduplicated vectors into one.
+fn merge_dedup<K: Ord + Copy>(a: &[K], b: &[K]) -> Vec<K> {
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => {
+                out.push(a[i]);
+                i += 1;
+            }
+            std::cmp::Ordering::Greater => {
+                out.push(b[j]);
+                j += 1;
+            }
+            std::cmp::Ordering::Equal => {
+                out.push(a[i]);
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    out.extend_from_slice(&a[i..]);
+    out.extend_from_slice(&b[j..]);
+    out
+}
+
+/// The hash set of a sorted key list.
+fn set_of<K: Key>(keys: &[K]) -> KeySet<K> {
+    let mut set = KeySet::with_capacity_and_hasher(keys.len(), Default::default());
+    set.extend(keys.iter().copied());
+    set
+}
+
+/// The solvable boards of one layer, in either key width.
+enum Solvable {
+    Narrow(Vec<u64>),
+    Wide(Vec<u128>),
+}
+
+/// Counts distinct and solvable states at every depth from 0 to the deepest asked for.
+pub fn analyze(state: &State, opts: &AnalysisOptions) -> Result<Analysis, SearchError> {
+    let (lay, root) = Layout::new(state);
+    let stacks = root.stacks() as usize;
+    let last = stacks.saturating_sub(1);
+    let deepest = opts.max_depth.unwrap_or(last).min(last);
+    let mut run = Run {
+        lay: &lay,
+        opts,
+        held: 0,
+        peak: 0,
+    };
+    let narrow = |depth: usize| stacks - depth <= 12;
+
+    // Forward: the layers.
+    // Past the deepest counted depth only boards that pass the cheap tests
+    // are kept: they are the only ones that can be solvable, and these layers
+    // down to the end then settle the counted layers by marking backward.
+    let mut layers: Vec<Layer> = Vec::with_capacity(last + 1);
+    layers.push(if narrow(0) {
+        Layer::Narrow(vec![u64::from_board(&root)])
+    } else {
+        Layer::Wide(vec![u128::from_board(&root)])
+    });
+    for depth in 1..=last {
+        if run.cancelled() {
+            return Err(SearchError::Cancelled);
+        }
+        let prune = depth > deepest;
+        let next = match (layers.last().unwrap(), narrow(depth)) {
+            (Layer::Narrow(p), _) => Layer::Narrow(run.expand(p, prune)?),
+            (Layer::Wide(p), true) => Layer::Narrow(run.expand(p, prune)?),
+            (Layer::Wide(p), false) => Layer::Wide(run.expand(p, prune)?),
+        };
+        run.held += next.bytes();
+        run.reserve(0)?;
+        layers.push(next);
+    }
+
+    // Backward: the solvable sets.
+    let mut depths = vec![
+        DepthCount {
+            depth: 0,
+            states: 0,
+            solvable: 0,
+            tension: None,
+        };
+        last + 1
+    ];
+    let mean = |sum: f64, count: u64| (count > 0).then(|| sum / count as f64);
+    let mut below: Option<Solvable> = None;
+    for depth in (0..=last).rev() {
+        let layer = layers.pop().expect("one layer per depth");
+        let (solvable, tension, counted) = match (&layer, &below) {
+            // The last depth has one stack: solved, and no moves left.
+            (Layer::Narrow(l), None) if depth == last => (Solvable::Narrow(l.clone()), 0.0, 0),
+            (Layer::Wide(l), None) if depth == last => (Solvable::Wide(l.clone()), 0.0, 0),
+            (Layer::Narrow(l), None) => wrap_narrow(run.solve_layer(l)?),
+            (Layer::Wide(l), None) => wrap_wide(run.solve_layer(l)?),
+            (Layer::Narrow(l), Some(Solvable::Narrow(s))) => wrap_narrow(run.mark(l, &set_of(s))?),
+            (Layer::Wide(l), Some(Solvable::Narrow(s))) => wrap_wide(run.mark(l, &set_of(s))?),
+            (Layer::Wide(l), Some(Solvable::Wide(s))) => wrap_wide(run.mark(l, &set_of(s))?),
+            (Layer::Narrow(_), Some(Solvable::Wide(_))) => unreachable!("deeper layers are never wider"),
+        };
+        let count = match &solvable {
+            Solvable::Narrow(v) => v.len(),
+            Solvable::Wide(v) => v.len(),
+        };
+        depths[depth] = DepthCount {
+            depth,
+            states: layer.len() as u64,
+            solvable: count as u64,
+            tension: mean(tension, counted),
+        };
+        run.held -= layer.bytes();
+        below = Some(solvable);
+    }
+    depths.truncate(deepest + 1);
+    Ok(Analysis {
+        stacks,
+        depths,
+        peak_bytes: run.peak,
+    })
+}
+
+fn wrap_narrow((v, t, c): (Vec<u64>, f64, u64)) -> (Solvable, f64, u64) {
+    (Solvable::Narrow(v), t, c)
+}
+
+fn wrap_wide((v, t, c): (Vec<u128>, f64, u64)) -> (Solvable, f64, u64) {
+    (Solvable::Wide(v), t, c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::notation::parse_state;
+
+    #[test]
+    fn tiny_puzzle_by_hand() {
+        // AS 2S / 3S --: all three share a suit; cells 1 and 2 are diagonal.
+        // Depth 1: 2S→AS and 3S→AS leave two stacks in line (solvable);
+        // AS→2S and AS→3S leave them on the diagonal (stranded).
+        // Depth 2: each solvable state has two moves, all to distinct one-stack states.
+        let s = parse_state("AS 2S / 3S --", None).unwrap();
+        let a = analyze(&s, &AnalysisOptions::default()).unwrap();
+        let counts: Vec<(u64, u64)> = a.depths.iter().map(|d| (d.states, d.solvable)).collect();
+        assert_eq!(counts, [(1, 1), (4, 2), (4, 4)]);
+        assert_eq!(a.depths[0].tension, Some(0.5));
+        assert_eq!(a.depths[1].tension, Some(0.0));
+        assert_eq!(a.depths[2].tension, None);
+        // Stopping at depth 1 settles that layer with the solver instead: same numbers.
+        let opts = AnalysisOptions {
+            max_depth: Some(1),
+            ..Default::default()
+        };
+        let b = analyze(&s, &opts).unwrap();
+        assert_eq!(b.depths, a.depths[..2]);
+    }
+}

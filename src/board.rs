@@ -297,6 +297,57 @@ impl Board {
     }
 }
 
+/// Tells which children of one board pass the cheap tests (no stranded cards,
+/// no separated flock). A child's tests depend only on the cell it vacates
+/// and the card it buries, so each of those is tested once, not once per move.
+pub struct LiveChildren {
+    alive: u16,
+    from_seen: u16,
+    from_bad: u16,
+    buried_seen: u16,
+    buried_bad: u16,
+}
+
+impl LiveChildren {
+    /// The filter for the children of `board`.
+    #[inline]
+    pub fn new(board: &Board) -> LiveChildren {
+        LiveChildren {
+            alive: board.alive(),
+            from_seen: 0,
+            from_bad: 0,
+            buried_seen: 0,
+            buried_bad: 0,
+        }
+    }
+
+    /// Mask of the card indices on top of the parent's stacks.
+    #[inline]
+    pub fn alive(&self) -> u16 {
+        self.alive
+    }
+
+    /// Whether the child after `mv` passes both tests.
+    #[inline]
+    pub fn passes(&mut self, lay: &Layout, board: &Board, mv: Move) -> bool {
+        let from = mv.from as usize;
+        if self.from_seen >> from & 1 == 0 {
+            self.from_seen |= 1 << from;
+            if !connected(board.occ & !(1 << from), &lay.line) {
+                self.from_bad |= 1 << from;
+            }
+        }
+        let buried = board.at[mv.to as usize] as usize;
+        if self.buried_seen >> buried & 1 == 0 {
+            self.buried_seen |= 1 << buried;
+            if !connected(self.alive & !(1 << buried), &lay.flock) {
+                self.buried_bad |= 1 << buried;
+            }
+        }
+        (self.from_bad >> from | self.buried_bad >> buried) & 1 == 0
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -14,7 +14,7 @@
 //! Lynchpin rules are not used: they are not needed for speed here, and the
 //! soundness of the general forms in seed 000 is not established.
 
-use crate::board::{Board, Layout, MoveList, connected};
+use crate::board::{Board, Layout, LiveChildren, MoveList};
 use crate::state::MAX_CELLS;
 use crate::state::{Move, State};
 use serde::Serialize;
@@ -293,33 +293,18 @@ impl Solver {
         // Children that pass the cheap tests, ordered by "state flockability"
         // (Neller et al. 2019): keep as many flock edges among the tops as
         // possible, i.e. bury the top with the fewest flock neighbours.
-        // Vacating a cell and burying a card are tested once each, not per move.
-        let alive = board.alive();
-        let (mut from_seen, mut from_bad) = (0u16, 0u16);
-        let (mut buried_seen, mut buried_bad) = (0u16, 0u16);
+        let mut live = LiveChildren::new(&board);
+        let alive = live.alive();
         frame.children.clear();
         for &mv in frame.list.as_slice() {
-            let (from, to) = (mv.from as usize, mv.to as usize);
             if board.stacks() == 2 {
                 path.push(mv);
                 self.frames[ply] = frame;
                 self.remember(key, true);
                 return Ok(true);
             }
-            if from_seen >> from & 1 == 0 {
-                from_seen |= 1 << from;
-                if !connected(board.occupied() & !(1 << from), lay.line_masks()) {
-                    from_bad |= 1 << from;
-                }
-            }
-            let buried = board.top(to).unwrap();
-            if buried_seen >> buried & 1 == 0 {
-                buried_seen |= 1 << buried;
-                if !connected(alive & !(1 << buried), lay.flock_masks()) {
-                    buried_bad |= 1 << buried;
-                }
-            }
-            if (from_bad >> from | buried_bad >> buried) & 1 == 0 {
+            if live.passes(lay, &board, mv) {
+                let buried = board.top(mv.to as usize).unwrap();
                 let child = board.apply(mv);
                 let score = match self.ordering {
                     // Fewest flock neighbours buried first, ties in move order.
