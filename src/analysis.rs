@@ -19,6 +19,7 @@ use crate::state::State;
 use serde::Serialize;
 use std::collections::HashSet;
 use std::hash::{BuildHasherDefault, Hash};
+use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 /// Counts at one depth.
@@ -75,12 +76,28 @@ impl Analysis {
 
     /// Mean tension of the solvable states at the halfway depth.
     pub fn midgame_tension(&self) -> Option<f64> {
-        self.depths.get(self.halfway_depth()).and_then(|d| d.tension)
+        self.depths
+            .get(self.halfway_depth())
+            .and_then(|d| d.tension)
     }
 }
 
+/// A report on a long analysis: `layer` of `of` layers is done, with `states` boards.
+#[derive(Copy, Clone, Debug)]
+pub struct Progress {
+    /// Layers finished so far (forward and backward passes both count).
+    pub done: usize,
+    /// Layers in all (two per depth, forward and backward).
+    pub of: usize,
+    /// Boards in the layer just finished.
+    pub states: usize,
+}
+
+/// A callback that hears about progress (from the thread running the analysis).
+pub type ProgressHook = Arc<dyn Fn(Progress) + Send + Sync>;
+
 /// How deep and with what resources to analyse.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct AnalysisOptions {
     /// The deepest depth to count; `None` for the last (k − 1).
     pub max_depth: Option<usize>,
@@ -88,6 +105,18 @@ pub struct AnalysisOptions {
     pub threads: usize,
     /// Memory cap and cancel flag.
     pub limits: Limits,
+    /// Told after each layer.
+    pub progress: Option<ProgressHook>,
+}
+
+impl std::fmt::Debug for AnalysisOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AnalysisOptions")
+            .field("max_depth", &self.max_depth)
+            .field("threads", &self.threads)
+            .field("limits", &self.limits)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Default for AnalysisOptions {
@@ -96,6 +125,7 @@ impl Default for AnalysisOptions {
             max_depth: None,
             threads: 1,
             limits: Limits::default(),
+            progress: None,
         }
     }
 }
@@ -105,30 +135,95 @@ const CHECK_EVERY: usize = 4096;
 
 /// A packed board: `u64` for boards of at most 12 stacks, `u128` otherwise.
 trait Key: Copy + Ord + Hash + Send + Sync + 'static {
-    fn from_board(b: &Board) -> Self;
+    fn from_packed(key: u128) -> Self;
+    fn packed(self) -> u128;
     fn board(self) -> Board;
+    /// The key of the child after `mv`, in this key's width.
+    fn child(self, mv: crate::state::Move) -> Self;
+    /// Sorts and removes duplicates.
+    fn sort_dedup(keys: &mut Vec<Self>);
 }
 
 impl Key for u64 {
     #[inline]
-    fn from_board(b: &Board) -> u64 {
-        debug_assert!(b.stacks() <= 12);
-        b.pack() as u64
+    fn from_packed(key: u128) -> u64 {
+        debug_assert!(key >> 64 == 0, "a board of more than 12 stacks");
+        key as u64
+    }
+    #[inline]
+    fn packed(self) -> u128 {
+        self as u128
     }
     #[inline]
     fn board(self) -> Board {
-        Board::unpack(self as u128)
+        Board::unpack64(self)
+    }
+    #[inline]
+    fn child(self, mv: crate::state::Move) -> u64 {
+        Board::child_key64(self, mv)
+    }
+    fn sort_dedup(keys: &mut Vec<u64>) {
+        radix_sort(keys);
+        keys.dedup();
     }
 }
 
 impl Key for u128 {
     #[inline]
-    fn from_board(b: &Board) -> u128 {
-        b.pack()
+    fn from_packed(key: u128) -> u128 {
+        key
+    }
+    #[inline]
+    fn packed(self) -> u128 {
+        self
     }
     #[inline]
     fn board(self) -> Board {
         Board::unpack(self)
+    }
+    #[inline]
+    fn child(self, mv: crate::state::Move) -> u128 {
+        Board::child_key(self, mv)
+    }
+    fn sort_dedup(keys: &mut Vec<u128>) {
+        // Wide layers (more than 12 stacks) are the first few and small.
+        keys.sort_unstable();
+        keys.dedup();
+    }
+}
+
+/// LSD radix sort of u64 keys, 11 bits a pass, skipping passes over bits that
+/// no key uses. Layers are tens of millions of keys, where this beats a
+/// comparison sort several times over.
+fn radix_sort(keys: &mut Vec<u64>) {
+    // 11-bit digits: 2048 buckets keep the scatter's write positions in cache.
+    const DIGIT: usize = 11;
+    const MASK: usize = (1 << DIGIT) - 1;
+    if keys.len() < 1 << 12 {
+        keys.sort_unstable();
+        return;
+    }
+    let used = keys.iter().fold(0u64, |m, &k| m | k);
+    let mut scratch = vec![0u64; keys.len()];
+    let mut shift = 0;
+    while shift < 64 && used >> shift != 0 {
+        let mut counts = vec![0usize; 1 << DIGIT];
+        for &k in keys.iter() {
+            counts[(k >> shift) as usize & MASK] += 1;
+        }
+        let mut sum = 0;
+        for c in counts.iter_mut() {
+            let n = *c;
+            *c = sum;
+            sum += n;
+        }
+        for &k in keys.iter() {
+            let d = (k >> shift) as usize & MASK;
+            scratch[counts[d]] = k;
+            counts[d] += 1;
+        }
+        std::mem::swap(keys, &mut scratch);
+        shift += DIGIT;
     }
 }
 
@@ -174,6 +269,17 @@ impl Run<'_> {
             .is_some_and(|f| f.load(Ordering::Relaxed))
     }
 
+    fn report(&self, done: usize, states: usize) {
+        if let Some(hook) = &self.opts.progress {
+            let last = self.lay.cards().len().saturating_sub(1);
+            hook(Progress {
+                done,
+                of: 2 * last + 1,
+                states,
+            });
+        }
+    }
+
     /// Fails when `more` bytes on top of the held layers would pass the cap.
     fn reserve(&mut self, more: usize) -> Result<(), SearchError> {
         let total = self.held + more;
@@ -207,7 +313,11 @@ impl Run<'_> {
     }
 
     /// The next layer: every child of every parent, sorted and deduplicated.
-    fn expand<P: Key, C: Key>(&mut self, parents: &[P], prune: bool) -> Result<Vec<C>, SearchError> {
+    fn expand<P: Key, C: Key>(
+        &mut self,
+        parents: &[P],
+        prune: bool,
+    ) -> Result<Vec<C>, SearchError> {
         let cap = self.opts.limits.memory_cap.saturating_sub(self.held);
         let threads = self.opts.threads.max(1);
         let lay = self.lay;
@@ -225,7 +335,8 @@ impl Run<'_> {
                         });
                     }
                 }
-                let board = p.board();
+                let key = *p;
+                let board = key.board();
                 if prune && classify(lay, &board).is_some() {
                     // Every descendant of a board that fails the tests fails them too.
                     continue;
@@ -235,16 +346,20 @@ impl Run<'_> {
                     let mut live = LiveChildren::new(&board);
                     for &mv in list.as_slice() {
                         if live.passes(lay, &board, mv) {
-                            out.push(C::from_board(&board.apply(mv)));
+                            out.push(C::from_packed(key.child(mv).packed()));
                         }
                     }
                 } else {
-                    out.extend(list.as_slice().iter().map(|&mv| C::from_board(&board.apply(mv))));
+                    out.extend(
+                        list.as_slice()
+                            .iter()
+                            .map(|&mv| C::from_packed(key.child(mv).packed())),
+                    );
                 }
             }
-            let raw = out.capacity() * size_of::<C>();
-            out.sort_unstable();
-            out.dedup();
+            // The radix sort's scratch doubles the buffer while it runs.
+            let raw = 2 * out.capacity() * size_of::<C>();
+            C::sort_dedup(&mut out);
             Ok((out, raw))
         })?;
         let raw: usize = runs.iter().map(|r| r.1).sum();
@@ -299,7 +414,11 @@ impl Run<'_> {
     }
 
     /// Marks a layer's solvable boards from the next layer's solvable set.
-    fn mark<P: Key, C: Key>(&self, layer: &[P], next: &KeySet<C>) -> Result<(Vec<P>, f64, u64), SearchError> {
+    fn mark<P: Key, C: Key>(
+        &self,
+        layer: &[P],
+        next: &KeySet<C>,
+    ) -> Result<(Vec<P>, f64, u64), SearchError> {
         let lay = self.lay;
         let parts = self.split(layer, |chunk| {
             let mut list = MoveList::default();
@@ -310,12 +429,11 @@ impl Run<'_> {
                 }
                 // No cheap tests here: a child that fails them is never in `next`,
                 // and the lookups cost less than the tests.
-                let board = k.board();
-                board.moves(lay, &mut list);
+                k.board().moves(lay, &mut list);
                 let wins = list
                     .as_slice()
                     .iter()
-                    .filter(|&&mv| next.contains(&C::from_board(&board.apply(mv))))
+                    .filter(|&&mv| next.contains(&C::from_packed(k.child(mv).packed())))
                     .count();
                 if wins > 0 {
                     solvable.push(k);
@@ -399,10 +517,11 @@ pub fn analyze(state: &State, opts: &AnalysisOptions) -> Result<Analysis, Search
     // down to the end then settle the counted layers by marking backward.
     let mut layers: Vec<Layer> = Vec::with_capacity(last + 1);
     layers.push(if narrow(0) {
-        Layer::Narrow(vec![u64::from_board(&root)])
+        Layer::Narrow(vec![u64::from_packed(root.pack())])
     } else {
-        Layer::Wide(vec![u128::from_board(&root)])
+        Layer::Wide(vec![root.pack()])
     });
+    run.held += layers[0].bytes();
     for depth in 1..=last {
         if run.cancelled() {
             return Err(SearchError::Cancelled);
@@ -415,6 +534,7 @@ pub fn analyze(state: &State, opts: &AnalysisOptions) -> Result<Analysis, Search
         };
         run.held += next.bytes();
         run.reserve(0)?;
+        run.report(depth, next.len());
         layers.push(next);
     }
 
@@ -441,7 +561,9 @@ pub fn analyze(state: &State, opts: &AnalysisOptions) -> Result<Analysis, Search
             (Layer::Narrow(l), Some(Solvable::Narrow(s))) => wrap_narrow(run.mark(l, &set_of(s))?),
             (Layer::Wide(l), Some(Solvable::Narrow(s))) => wrap_wide(run.mark(l, &set_of(s))?),
             (Layer::Wide(l), Some(Solvable::Wide(s))) => wrap_wide(run.mark(l, &set_of(s))?),
-            (Layer::Narrow(_), Some(Solvable::Wide(_))) => unreachable!("deeper layers are never wider"),
+            (Layer::Narrow(_), Some(Solvable::Wide(_))) => {
+                unreachable!("deeper layers are never wider")
+            }
         };
         let count = match &solvable {
             Solvable::Narrow(v) => v.len(),
@@ -454,6 +576,7 @@ pub fn analyze(state: &State, opts: &AnalysisOptions) -> Result<Analysis, Search
             tension: mean(tension, counted),
         };
         run.held -= layer.bytes();
+        run.report(2 * last + 1 - depth, layer.len());
         below = Some(solvable);
     }
     depths.truncate(deepest + 1);

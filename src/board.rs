@@ -76,14 +76,24 @@ impl MoveList {
 
 /// Iterates the set bits of a mask, lowest first.
 #[inline]
-pub(crate) fn bits(mut mask: u16) -> impl Iterator<Item = usize> {
-    std::iter::from_fn(move || {
-        (mask != 0).then(|| {
-            let i = mask.trailing_zeros() as usize;
-            mask &= mask - 1;
-            i
-        })
-    })
+pub(crate) fn bits(mask: u16) -> Bits {
+    Bits(mask)
+}
+
+/// The set bits of a mask, as indices, lowest first.
+pub(crate) struct Bits(u16);
+
+impl Iterator for Bits {
+    type Item = usize;
+    #[inline]
+    fn next(&mut self) -> Option<usize> {
+        if self.0 == 0 {
+            return None;
+        }
+        let i = self.0.trailing_zeros() as usize;
+        self.0 &= self.0 - 1;
+        Some(i)
+    }
 }
 
 /// Whether the graph on `nodes` with neighbour masks `adj` is connected.
@@ -247,6 +257,8 @@ impl Board {
     pub fn apply(&self, mv: Move) -> Board {
         let mut next = *self;
         next.at[mv.to as usize] = self.at[mv.from as usize];
+        // Empty cells hold 0, so equal positions are equal boards.
+        next.at[mv.from as usize] = 0;
         next.occ &= !(1 << mv.from);
         next
     }
@@ -286,6 +298,49 @@ impl Board {
         for c in bits(occ) {
             at[c] = (key >> shift & 0xf) as u8;
             shift += 4;
+        }
+        Board { at, occ }
+    }
+
+    /// The packed key of the child after `mv`, computed from this board's
+    /// packed key in a few bit operations: the moving top's nibble replaces
+    /// the target's, then the vacated cell's nibble and occupancy bit go.
+    #[inline]
+    pub fn child_key(key: u128, mv: Move) -> u128 {
+        let occ = key as u16;
+        let rank = |cell: u8| (occ & ((1u16 << cell) - 1)).count_ones();
+        let (ra, rb) = (4 * rank(mv.from), 4 * rank(mv.to));
+        let mut tops = key >> 16;
+        let moving = tops >> ra & 0xf;
+        tops = tops & !(0xf << rb) | moving << rb;
+        let low = tops & ((1u128 << ra) - 1);
+        let high = tops >> (ra + 4) << ra;
+        (low | high) << 16 | (occ & !(1 << mv.from)) as u128
+    }
+
+    /// [`Board::child_key`] for keys of at most 12 stacks, in 64-bit arithmetic.
+    #[inline]
+    pub fn child_key64(key: u64, mv: Move) -> u64 {
+        let occ = key as u16;
+        let rank = |cell: u8| (occ & ((1u16 << cell) - 1)).count_ones();
+        let (ra, rb) = (4 * rank(mv.from), 4 * rank(mv.to));
+        let mut tops = key >> 16;
+        let moving = tops >> ra & 0xf;
+        tops = tops & !(0xf << rb) | moving << rb;
+        let low = tops & ((1u64 << ra) - 1);
+        let high = tops >> (ra + 4) << ra;
+        (low | high) << 16 | (occ & !(1 << mv.from)) as u64
+    }
+
+    /// [`Board::unpack`] for keys of at most 12 stacks, in 64-bit arithmetic.
+    #[inline]
+    pub fn unpack64(key: u64) -> Board {
+        let occ = key as u16;
+        let mut at = [0u8; MAX_CELLS];
+        let mut tops = key >> 16;
+        for c in bits(occ) {
+            at[c] = (tops & 0xf) as u8;
+            tops >>= 4;
         }
         Board { at, occ }
     }
@@ -366,6 +421,13 @@ mod tests {
                 assert_eq!(list.as_slice(), legal.as_slice());
                 assert_eq!(board.mobility(&lay) as usize, legal.len());
                 assert_eq!(Board::unpack(board.pack()), board);
+                for &mv in list.as_slice() {
+                    assert_eq!(Board::child_key(board.pack(), mv), board.apply(mv).pack());
+                    if let Some(key) = board.pack64() {
+                        assert_eq!(Board::child_key64(key, mv), board.apply(mv).pack() as u64);
+                        assert_eq!(Board::unpack64(key), board);
+                    }
+                }
                 assert_eq!(lay.to_state(&board).tops(), state.tops());
                 let Some(&mv) = legal.first() else { break };
                 state = state.apply(mv).unwrap();

@@ -98,7 +98,11 @@ pub struct ParseError {
 
 impl fmt::Display for ParseError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "line {}, column {}: {}", self.line, self.column, self.kind)
+        write!(
+            f,
+            "line {}, column {}: {}",
+            self.line, self.column, self.kind
+        )
     }
 }
 
@@ -117,7 +121,11 @@ struct Token<'a> {
 fn cell_token(t: &Token) -> Result<Option<Card>, ParseError> {
     let chars: Vec<char> = t.text.chars().collect();
     if chars.len() != 2 {
-        return Err(err(t.line, t.column, ParseErrorKind::BadToken(t.text.to_string())));
+        return Err(err(
+            t.line,
+            t.column,
+            ParseErrorKind::BadToken(t.text.to_string()),
+        ));
     }
     if t.text == "--" || t.text == ".." {
         return Ok(None);
@@ -194,7 +202,9 @@ pub fn parse_state(text: &str, grid: Option<Grid>) -> Result<State, ParseError> 
         grid_tokens(text)?
     } else {
         let grid = grid.unwrap_or(Grid::SQUARE4);
-        let line = 1 + text[..text.find(trimmed).unwrap_or(0)].matches('\n').count();
+        let line = 1 + text[..text.find(trimmed).unwrap_or(0)]
+            .matches('\n')
+            .count();
         let start_col = 1 + text[..text.find(trimmed).unwrap_or(0)]
             .rsplit('\n')
             .next()
@@ -274,7 +284,9 @@ fn grid_tokens(text: &str) -> Result<(Grid, Vec<Token<'_>>), ParseError> {
                 rest = &rest[c.len_utf8()..];
                 col += 1;
             } else {
-                let end = rest.find(|ch: char| ch.is_whitespace() || ch == '/').unwrap_or(rest.len());
+                let end = rest
+                    .find(|ch: char| ch.is_whitespace() || ch == '/')
+                    .unwrap_or(rest.len());
                 row.push(Token {
                     text: &rest[..end],
                     line: li + 1,
@@ -305,7 +317,11 @@ fn grid_tokens(text: &str) -> Result<(Grid, Vec<Token<'_>>), ParseError> {
     let n_rows = rows.len();
     let first = (rows[0][0].line, rows[0][0].column);
     if n_rows * cols > MAX_CELLS {
-        let cards = rows.iter().flatten().filter(|t| t.text != "--" && t.text != "..").count();
+        let cards = rows
+            .iter()
+            .flatten()
+            .filter(|t| t.text != "--" && t.text != "..")
+            .count();
         let kind = if cards > MAX_CELLS {
             ParseErrorKind::TooManyCards {
                 cards,
@@ -340,7 +356,11 @@ pub fn to_grid(state: &State) -> String {
     (0..g.rows())
         .map(|r| {
             (0..g.cols())
-                .map(|c| state.top(r * g.cols() + c).map_or("--".to_string(), |c| c.to_string()))
+                .map(|c| {
+                    state
+                        .top(r * g.cols() + c)
+                        .map_or("--".to_string(), |c| c.to_string())
+                })
                 .collect::<Vec<_>>()
                 .join(" ")
         })
@@ -376,28 +396,76 @@ mod tests {
     #[test]
     fn errors_say_where() {
         let e = parse_state("TH5HKSTC6SACTS6C6HQD4SJDJS3C5D3", None).unwrap_err();
-        assert!(matches!(e.kind, ParseErrorKind::WrongLength { expected: 32, found: 31, .. }));
+        assert!(matches!(
+            e.kind,
+            ParseErrorKind::WrongLength {
+                expected: 32,
+                found: 31,
+                ..
+            }
+        ));
         let e = parse_state("TH5HKSTC6SACTS6C6HQD4SJDJS3C5DXS", None).unwrap_err();
-        assert_eq!((e.line, e.column, e.kind.clone()), (1, 31, ParseErrorKind::UnknownRank('X')));
+        assert_eq!(
+            (e.line, e.column, e.kind.clone()),
+            (1, 31, ParseErrorKind::UnknownRank('X'))
+        );
         let e = parse_state("TH5HKSTC6SACTS6C6HQD4SJDJS3C5D3X", None).unwrap_err();
-        assert_eq!((e.line, e.column, e.kind.clone()), (1, 32, ParseErrorKind::UnknownSuit('X')));
-        let e = parse_state("THTH..............................", Some(Grid::new(1, 2).unwrap()))
-            .unwrap_err();
-        assert!(matches!(e.kind, ParseErrorKind::WrongLength { expected: 4, .. }));
+        assert_eq!(
+            (e.line, e.column, e.kind.clone()),
+            (1, 32, ParseErrorKind::UnknownSuit('X'))
+        );
+        let e = parse_state(
+            "THTH..............................",
+            Some(Grid::new(1, 2).unwrap()),
+        )
+        .unwrap_err();
+        assert!(matches!(
+            e.kind,
+            ParseErrorKind::WrongLength { expected: 4, .. }
+        ));
         let e = parse_state("TH 5H\n5H TC", None).unwrap_err();
         assert_eq!((e.line, e.column), (2, 1));
-        assert!(matches!(e.kind, ParseErrorKind::DuplicateCard { first_line: 1, first_column: 4, .. }));
+        assert!(matches!(
+            e.kind,
+            ParseErrorKind::DuplicateCard {
+                first_line: 1,
+                first_column: 4,
+                ..
+            }
+        ));
         let e = parse_state("TH 5H\nKS", None).unwrap_err();
-        assert_eq!(e.kind, ParseErrorKind::RaggedRow { row: 2, expected: 2, found: 1 });
+        assert_eq!(
+            e.kind,
+            ParseErrorKind::RaggedRow {
+                row: 2,
+                expected: 2,
+                found: 1
+            }
+        );
         let e = parse_state("TH 5H THX", None).unwrap_err();
-        assert_eq!((e.column, e.kind), (7, ParseErrorKind::BadToken("THX".into())));
+        assert_eq!(
+            (e.column, e.kind),
+            (7, ParseErrorKind::BadToken("THX".into()))
+        );
         let five_rows = "AC AD AH AS\n2C 2D 2H 2S\n3C 3D 3H 3S\n4C 4D 4H 4S\n5C 5D 5H 5S";
         let e = parse_state(five_rows, None).unwrap_err();
-        assert_eq!(e.kind, ParseErrorKind::TooManyCards { cards: 20, cells: 16 });
-        let e = parse_state("AC -- -- --\n-- -- -- --\n-- -- -- --\n-- -- -- --\n-- -- -- --", None)
-            .unwrap_err();
+        assert_eq!(
+            e.kind,
+            ParseErrorKind::TooManyCards {
+                cards: 20,
+                cells: 16
+            }
+        );
+        let e = parse_state(
+            "AC -- -- --\n-- -- -- --\n-- -- -- --\n-- -- -- --\n-- -- -- --",
+            None,
+        )
+        .unwrap_err();
         assert_eq!(e.kind, ParseErrorKind::TooManyCells { rows: 5, cols: 4 });
-        assert_eq!(parse_state("  \n ", None).unwrap_err().kind, ParseErrorKind::Empty);
+        assert_eq!(
+            parse_state("  \n ", None).unwrap_err().kind,
+            ParseErrorKind::Empty
+        );
     }
 
     #[test]
@@ -406,7 +474,10 @@ mod tests {
         assert_eq!((a.to_string(), b.to_string()), ("JS".into(), "JC".into()));
         assert_eq!(parse_move("js->jc").unwrap(), (a, b));
         assert_eq!(parse_move("JS→JC").unwrap(), (a, b));
-        assert_eq!(parse_move("JSJC").unwrap_err().kind, ParseErrorKind::BadMove);
+        assert_eq!(
+            parse_move("JSJC").unwrap_err().kind,
+            ParseErrorKind::BadMove
+        );
         let e = parse_move("JS-JX").unwrap_err();
         assert_eq!((e.column, e.kind), (5, ParseErrorKind::UnknownSuit('X')));
         assert_eq!(parse_grid("3x5").unwrap(), Grid::new(3, 5).unwrap());

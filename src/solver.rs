@@ -268,7 +268,13 @@ impl Solver {
     /// Depth-first search from a board that passed the cheap tests. On success
     /// `path` holds the moves from this board on. (A board stored as solvable
     /// is only met again by later queries, which do not need the path.)
-    fn search(&mut self, lay: &Layout, board: Board, path: &mut Vec<Move>, ply: usize) -> Result<bool, Stop> {
+    fn search(
+        &mut self,
+        lay: &Layout,
+        board: Board,
+        path: &mut Vec<Move>,
+        ply: usize,
+    ) -> Result<bool, Stop> {
         if board.stacks() <= 1 {
             return Ok(true);
         }
@@ -320,7 +326,9 @@ impl Solver {
                 frame.children.push((score, mv, child));
             }
         }
-        frame.children.sort_unstable_by(|a, b| b.0.cmp(&a.0));
+        frame
+            .children
+            .sort_unstable_by_key(|c| std::cmp::Reverse(c.0));
         let mut found = false;
         for &(_, mv, child) in &frame.children {
             path.push(mv);
@@ -373,7 +381,9 @@ mod tests {
     fn paper_example_solves_and_replays() {
         for n in [0, 1, 2, 3] {
             let s = deal(n);
-            let Verdict::Solvable(path) = solve(&s).unwrap() else { panic!("deal {n}") };
+            let Verdict::Solvable(path) = solve(&s).unwrap() else {
+                panic!("deal {n}")
+            };
             assert_eq!(path.len(), 15);
             assert!(s.replay(&path).unwrap().is_solved());
         }
@@ -388,9 +398,15 @@ mod tests {
     fn classes_are_reported() {
         // 2S is alone in its row and column.
         let s = parse_state("2S -- / -- 3S", None).unwrap();
-        assert_eq!(solve(&s).unwrap(), Verdict::Unsolvable(Some(UnsolvableClass::StrandedCards)));
+        assert_eq!(
+            solve(&s).unwrap(),
+            Verdict::Unsolvable(Some(UnsolvableClass::StrandedCards))
+        );
         // AD flocks with neither 9C nor 5S... and 9C not with 5S.
         let s = parse_state("AD 9C / 5S --", None).unwrap();
-        assert_eq!(solve(&s).unwrap(), Verdict::Unsolvable(Some(UnsolvableClass::SeparatedFlock)));
+        assert_eq!(
+            solve(&s).unwrap(),
+            Verdict::Unsolvable(Some(UnsolvableClass::SeparatedFlock))
+        );
     }
 }

@@ -163,7 +163,11 @@ impl State {
     }
 
     /// A state with given stack sizes (0 for empty cells, at least 1 under a card).
-    pub fn with_sizes(grid: Grid, cells: &[Option<Card>], sizes: &[u8]) -> Result<State, StateError> {
+    pub fn with_sizes(
+        grid: Grid,
+        cells: &[Option<Card>],
+        sizes: &[u8],
+    ) -> Result<State, StateError> {
         if cells.len() != grid.cells() || sizes.len() != grid.cells() {
             return Err(StateError::WrongCellCount {
                 grid,
@@ -216,7 +220,10 @@ impl State {
 
     /// The occupied cells with their tops.
     pub fn stacks(&self) -> impl Iterator<Item = (usize, Card)> + '_ {
-        self.tops().iter().enumerate().filter_map(|(i, c)| c.map(|c| (i, c)))
+        self.tops()
+            .iter()
+            .enumerate()
+            .filter_map(|(i, c)| c.map(|c| (i, c)))
     }
 
     /// Number of stacks (non-empty cells).
@@ -226,7 +233,10 @@ impl State {
 
     /// Number of cards in all stacks.
     pub fn card_count(&self) -> usize {
-        self.sizes[..self.grid.cells()].iter().map(|&s| s as usize).sum()
+        self.sizes[..self.grid.cells()]
+            .iter()
+            .map(|&s| s as usize)
+            .sum()
     }
 
     /// Moves made so far: cards minus stacks.
@@ -236,7 +246,10 @@ impl State {
 
     /// Score: the sum of the squared stack sizes (seed 000).
     pub fn score(&self) -> usize {
-        self.sizes[..self.grid.cells()].iter().map(|&s| (s as usize).pow(2)).sum()
+        self.sizes[..self.grid.cells()]
+            .iter()
+            .map(|&s| (s as usize).pow(2))
+            .sum()
     }
 
     /// Solved: at most one stack left.

@@ -1,0 +1,169 @@
+//! The command line, run as a user would.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+fn boaf(args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_boaf"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+#[test]
+fn solve_prints_a_replayable_solution() {
+    let out = boaf(&["solve", "--json", "TH5HKSTC6SACTS6C6HQD4SJDJS3C5D3S"], "");
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["solvable"], true);
+    let moves: Vec<String> = v["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m.as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(moves.len(), 15);
+    // Replay the printed names through the library.
+    let mut s = boaf::deal::deal(0);
+    for m in &moves {
+        let (a, b) = boaf::notation::parse_move(m).unwrap();
+        s = s.apply(s.move_between(a, b).unwrap()).unwrap();
+    }
+    assert!(s.is_solved());
+}
+
+#[test]
+fn states_that_start_with_dashes() {
+    for args in [
+        vec!["solve", "----KH--2S--JDQC----TSJS----3C--"],
+        vec!["solve", "--", "----KH--2S--JDQC----TSJS----3C--"],
+        vec!["solve", "....KH..2S..JDQC....TSJS....3C.."],
+        vec!["solve", "-"],
+    ] {
+        let out = boaf(
+            &args,
+            "-- -- KH --\n2S -- JD QC\n-- -- TS JS\n-- -- 3C --\n",
+        );
+        assert!(out.status.success(), "{args:?}: {}", text(&out.stderr));
+        assert!(
+            text(&out.stdout).starts_with("solvable in 6 moves"),
+            "{args:?}"
+        );
+    }
+}
+
+#[test]
+fn unsolvable_class_is_reported() {
+    let out = boaf(&["solve", "--deal", "10"], "");
+    assert_eq!(text(&out.stdout).trim(), "unsolvable: separated flock");
+}
+
+#[test]
+fn batch_ignores_labels_and_reports_bad_lines() {
+    let input = "TH5HKSTC6SACTS6C6HQD4SJDJS3C5D3S,1\n\n5S5H6H6S5D4D2HJHKD2SQD2DAS9C3SJD,0\nTH5HKSTC6SACTS6C6HQD4SJDJS3C5D3X\n";
+    let out = boaf(&["solve", "--batch", "-"], input);
+    assert_eq!(
+        text(&out.stdout),
+        "TH5HKSTC6SACTS6C6HQD4SJDJS3C5D3S,1\n5S5H6H6S5D4D2HJHKD2SQD2DAS9C3SJD,0\n"
+    );
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("-:4:32: unknown suit 'X'"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn deals_lists_unsolvable_numbers_then_a_summary() {
+    let out = boaf(&["deals", "0..400", "--threads", "2"], "");
+    assert!(out.status.success());
+    let stdout = text(&out.stdout);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines[..3], ["10", "190", "397"]);
+    assert!(
+        lines[3].starts_with("deals 0..400: 397 solvable, 3 unsolvable; per deal mean"),
+        "{}",
+        lines[3]
+    );
+    let out = boaf(&["deals", "-3..2", "--json"], "");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        v["solvable"].as_u64().unwrap() + v["unsolvable"].as_array().unwrap().len() as u64,
+        5
+    );
+}
+
+#[test]
+fn analyze_json_has_the_documented_shape() {
+    let out = boaf(
+        &[
+            "analyze",
+            "--json",
+            "-- -- 5D -- / 4D -- 5H -- / -- KD 5C -- / 9S 9C 4C --",
+        ],
+        "",
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let depths = v["depths"].as_array().unwrap();
+    assert_eq!(depths.len(), 8);
+    assert_eq!(depths[0]["depth"], 0);
+    assert_eq!(depths[0]["states"], 1);
+    assert_eq!(depths[0]["solvable"], 1);
+    let half = &depths[4];
+    let ratio = half["solvable"].as_f64().unwrap() / half["states"].as_f64().unwrap();
+    assert_eq!(v["halfway_ratio"].as_f64().unwrap(), ratio);
+    assert_eq!(v["features"]["n"], 8);
+    assert_eq!(v["features"]["rank_clusters"], 3);
+}
+
+#[test]
+fn bad_input_says_what_and_where() {
+    let cases: [(&[&str], &str); 6] = [
+        (
+            &["solve", "TH5HKSTC6SACTS6C6HQD4SJDJS3C5D3X"],
+            "line 1, column 32: unknown suit 'X'",
+        ),
+        (
+            &["solve", "TH5H"],
+            "a 4x4 state needs 32 characters (2 per cell), found 4",
+        ),
+        (
+            &["solve", "TH 5H / TH 4C"],
+            "line 1, column 9: TH appears twice (first at line 1, column 1)",
+        ),
+        (
+            &["analyze", "--grid", "5x5", "TH"],
+            "a grid is written RxC with 1 to 16 cells",
+        ),
+        (&["deals", "5..2"], "the range 5..2 is empty"),
+        (
+            &["analyze", "--memory-cap", "lots", "--deal", "1"],
+            "'lots' is not a size",
+        ),
+    ];
+    for (args, want) in cases {
+        let out = boaf(args, "");
+        assert!(!out.status.success(), "{args:?}");
+        assert!(
+            text(&out.stderr).contains(want),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
+    }
+}
