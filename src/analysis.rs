@@ -229,6 +229,44 @@ fn radix_sort(keys: &mut Vec<u64>) {
 
 type KeySet<K> = HashSet<K, BuildHasherDefault<KeyHasher>>;
 
+/// The solvable boards of one layer, for membership tests. Most children are
+/// not solvable, and a set of millions of keys misses the cache on every
+/// probe, so a bit filter of 16 bits a key (one hash, about 6% false
+/// positives) answers most of them from a far smaller array first.
+struct SolvableSet<K> {
+    filter: Vec<u64>,
+    shift: u32,
+    set: KeySet<K>,
+}
+
+impl<K: Key> SolvableSet<K> {
+    fn new(keys: &[K]) -> SolvableSet<K> {
+        let bits = (keys.len() * 16).next_power_of_two().max(64);
+        let mut filter = vec![0u64; bits / 64];
+        let shift = 64 - bits.trailing_zeros();
+        for &k in keys {
+            let b = Self::bit(k, shift);
+            filter[b >> 6] |= 1 << (b & 63);
+        }
+        let mut set = KeySet::with_capacity_and_hasher(keys.len(), Default::default());
+        set.extend(keys.iter().copied());
+        SolvableSet { filter, shift, set }
+    }
+
+    #[inline]
+    fn bit(k: K, shift: u32) -> usize {
+        let p = k.packed();
+        let h = ((p as u64) ^ (p >> 64) as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        (h >> shift) as usize
+    }
+
+    #[inline]
+    fn contains(&self, k: K) -> bool {
+        let b = Self::bit(k, self.shift);
+        self.filter[b >> 6] >> (b & 63) & 1 == 1 && self.set.contains(&k)
+    }
+}
+
 /// One layer of distinct states, sorted.
 enum Layer {
     Narrow(Vec<u64>),
@@ -343,7 +381,7 @@ impl Run<'_> {
                 }
                 board.moves(lay, &mut list);
                 if prune {
-                    let mut live = LiveChildren::new(&board);
+                    let mut live = LiveChildren::new(lay, &board);
                     for &mv in list.as_slice() {
                         if live.passes(lay, &board, mv) {
                             out.push(C::from_packed(key.child(mv).packed()));
@@ -417,7 +455,7 @@ impl Run<'_> {
     fn mark<P: Key, C: Key>(
         &self,
         layer: &[P],
-        next: &KeySet<C>,
+        next: &SolvableSet<C>,
     ) -> Result<(Vec<P>, f64, u64), SearchError> {
         let lay = self.lay;
         let parts = self.split(layer, |chunk| {
@@ -427,13 +465,21 @@ impl Run<'_> {
                 if i % CHECK_EVERY == 0 && self.cancelled() {
                     return Err(SearchError::Cancelled);
                 }
-                // No cheap tests here: a child that fails them is never in `next`,
-                // and the lookups cost less than the tests.
-                k.board().moves(lay, &mut list);
+                // A board or child that fails the cheap tests is never solvable;
+                // the tests are table lookups, far cheaper than a set lookup.
+                let board = k.board();
+                if classify(lay, &board).is_some() {
+                    continue;
+                }
+                board.moves(lay, &mut list);
+                let mut live = LiveChildren::new(lay, &board);
                 let wins = list
                     .as_slice()
                     .iter()
-                    .filter(|&&mv| next.contains(&C::from_packed(k.child(mv).packed())))
+                    .filter(|&&mv| {
+                        live.passes(lay, &board, mv)
+                            && next.contains(C::from_packed(k.child(mv).packed()))
+                    })
                     .count();
                 if wins > 0 {
                     solvable.push(k);
@@ -484,13 +530,6 @@ fn merge_dedup<K: Ord + Copy>(a: &[K], b: &[K]) -> Vec<K> {
     out
 }
 
-/// The hash set of a sorted key list.
-fn set_of<K: Key>(keys: &[K]) -> KeySet<K> {
-    let mut set = KeySet::with_capacity_and_hasher(keys.len(), Default::default());
-    set.extend(keys.iter().copied());
-    set
-}
-
 /// The solvable boards of one layer, in either key width.
 enum Solvable {
     Narrow(Vec<u64>),
@@ -500,6 +539,7 @@ enum Solvable {
 /// Counts distinct and solvable states at every depth from 0 to the deepest asked for.
 pub fn analyze(state: &State, opts: &AnalysisOptions) -> Result<Analysis, SearchError> {
     let (lay, root) = Layout::new(state);
+    let lay = lay.with_flock_table();
     let stacks = root.stacks() as usize;
     let last = stacks.saturating_sub(1);
     let deepest = opts.max_depth.unwrap_or(last).min(last);
@@ -558,9 +598,15 @@ pub fn analyze(state: &State, opts: &AnalysisOptions) -> Result<Analysis, Search
             (Layer::Wide(l), None) if depth == last => (Solvable::Wide(l.clone()), 0.0, 0),
             (Layer::Narrow(l), None) => wrap_narrow(run.solve_layer(l)?),
             (Layer::Wide(l), None) => wrap_wide(run.solve_layer(l)?),
-            (Layer::Narrow(l), Some(Solvable::Narrow(s))) => wrap_narrow(run.mark(l, &set_of(s))?),
-            (Layer::Wide(l), Some(Solvable::Narrow(s))) => wrap_wide(run.mark(l, &set_of(s))?),
-            (Layer::Wide(l), Some(Solvable::Wide(s))) => wrap_wide(run.mark(l, &set_of(s))?),
+            (Layer::Narrow(l), Some(Solvable::Narrow(s))) => {
+                wrap_narrow(run.mark(l, &SolvableSet::new(s))?)
+            }
+            (Layer::Wide(l), Some(Solvable::Narrow(s))) => {
+                wrap_wide(run.mark(l, &SolvableSet::new(s))?)
+            }
+            (Layer::Wide(l), Some(Solvable::Wide(s))) => {
+                wrap_wide(run.mark(l, &SolvableSet::new(s))?)
+            }
             (Layer::Narrow(_), Some(Solvable::Wide(_))) => {
                 unreachable!("deeper layers are never wider")
             }

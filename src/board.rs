@@ -12,6 +12,9 @@
 
 use crate::card::Card;
 use crate::state::{Grid, MAX_CELLS, Move, State};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// Puzzle facts shared by every board of one game: cards, flocking, lines.
 #[derive(Clone, Debug)]
@@ -25,6 +28,87 @@ pub struct Layout {
     rank_flock: [u16; MAX_CELLS],
     /// Cell → mask of the other cells in its row or column.
     line: [u16; MAX_CELLS],
+    /// Connectivity of the row/column graph for every occupancy mask (shared per grid).
+    line_table: Arc<CutTable>,
+    /// Connectivity of the flock graph for every set of tops, when asked for.
+    flock_table: Option<Arc<CutTable>>,
+}
+
+/// Connectivity facts of one graph on up to 16 vertices, for every vertex set,
+/// filled in as they are first asked for. Each entry packs: bit 31 known,
+/// bit 30 connected, bits 0..16 the cut vertices (those whose removal
+/// disconnects the rest; meaningful when connected).
+pub struct CutTable {
+    adj: [u16; MAX_CELLS],
+    entries: Vec<AtomicU32>,
+}
+
+const KNOWN: u32 = 1 << 31;
+const CONNECTED: u32 = 1 << 30;
+
+impl CutTable {
+    /// The table of the graph with these neighbour masks over `vertices` vertices.
+    pub fn new(adj: [u16; MAX_CELLS], vertices: usize) -> CutTable {
+        CutTable {
+            adj,
+            entries: (0..1usize << vertices).map(|_| AtomicU32::new(0)).collect(),
+        }
+    }
+
+    #[inline]
+    fn get(&self, mask: u16) -> u32 {
+        let v = self.entries[mask as usize].load(Ordering::Relaxed);
+        if v & KNOWN != 0 { v } else { self.fill(mask) }
+    }
+
+    #[cold]
+    fn fill(&self, mask: u16) -> u32 {
+        let is_connected = connected(mask, &self.adj);
+        let mut cuts = 0u16;
+        if is_connected {
+            for v in bits(mask) {
+                let rest = mask & !(1 << v);
+                if rest != 0 && !connected(rest, &self.adj) {
+                    cuts |= 1 << v;
+                }
+            }
+        }
+        // Racing threads compute the same value, so a plain store is enough.
+        let value = KNOWN | (is_connected as u32) << 30 | cuts as u32;
+        self.entries[mask as usize].store(value, Ordering::Relaxed);
+        value
+    }
+
+    /// Whether the vertices of `mask` form a connected graph.
+    #[inline]
+    pub fn connected(&self, mask: u16) -> bool {
+        self.get(mask) & CONNECTED != 0
+    }
+
+    /// The vertices of a connected `mask` whose removal disconnects the rest.
+    #[inline]
+    pub fn cuts(&self, mask: u16) -> u16 {
+        self.get(mask) as u16
+    }
+}
+
+impl std::fmt::Debug for CutTable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "CutTable({} entries)", self.entries.len())
+    }
+}
+
+/// The row/column table of a grid, built once per grid shape for the process.
+fn line_table(grid: Grid, line: [u16; MAX_CELLS]) -> Arc<CutTable> {
+    static TABLES: OnceLock<Mutex<HashMap<Grid, Arc<CutTable>>>> = OnceLock::new();
+    let mut tables = TABLES
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    tables
+        .entry(grid)
+        .or_insert_with(|| Arc::new(CutTable::new(line, grid.cells())))
+        .clone()
 }
 
 /// Tops of the occupied cells, as card indices into a [`Layout`].
@@ -154,8 +238,17 @@ impl Layout {
             flock,
             rank_flock,
             line,
+            line_table: line_table(grid, line),
+            flock_table: None,
         };
         (layout, board)
+    }
+
+    /// Adds a flock-graph table, which makes the class tests one lookup each.
+    /// Worth it for long analyses; it costs 4·2^n bytes for n cards.
+    pub fn with_flock_table(mut self) -> Layout {
+        self.flock_table = Some(Arc::new(CutTable::new(self.flock, self.cards.len())));
+        self
     }
 
     /// The grid.
@@ -267,14 +360,17 @@ impl Board {
     /// column is disconnected, so some stacks can never meet.
     #[inline]
     pub fn is_stranded(&self, lay: &Layout) -> bool {
-        !connected(self.occ, &lay.line)
+        !lay.line_table.connected(self.occ)
     }
 
     /// A separated flock (seed 000; an odd bird is one of size one): the graph
     /// joining flockable tops, position aside, is disconnected.
     #[inline]
     pub fn has_separated_flock(&self, lay: &Layout) -> bool {
-        !connected(self.alive(), &lay.flock)
+        match &lay.flock_table {
+            Some(t) => !t.connected(self.alive()),
+            None => !connected(self.alive(), &lay.flock),
+        }
     }
 
     /// The packed key (layout in the module doc).
@@ -353,26 +449,31 @@ impl Board {
 }
 
 /// Tells which children of one board pass the cheap tests (no stranded cards,
-/// no separated flock). A child's tests depend only on the cell it vacates
-/// and the card it buries, so each of those is tested once, not once per move.
+/// no separated flock). The board itself must pass them. A child fails exactly
+/// when the cell it vacates is a cut vertex of the row/column graph, or the
+/// card it buries is a cut vertex of the flock graph; the tables answer both
+/// at once, and without a flock table each buried card is tested once.
 pub struct LiveChildren {
     alive: u16,
-    from_seen: u16,
     from_bad: u16,
     buried_seen: u16,
     buried_bad: u16,
 }
 
 impl LiveChildren {
-    /// The filter for the children of `board`.
+    /// The filter for the children of `board`, which passes the cheap tests.
     #[inline]
-    pub fn new(board: &Board) -> LiveChildren {
+    pub fn new(lay: &Layout, board: &Board) -> LiveChildren {
+        let alive = board.alive();
+        let (buried_seen, buried_bad) = match &lay.flock_table {
+            Some(t) => (u16::MAX, t.cuts(alive)),
+            None => (0, 0),
+        };
         LiveChildren {
-            alive: board.alive(),
-            from_seen: 0,
-            from_bad: 0,
-            buried_seen: 0,
-            buried_bad: 0,
+            alive,
+            from_bad: lay.line_table.cuts(board.occ),
+            buried_seen,
+            buried_bad,
         }
     }
 
@@ -385,13 +486,6 @@ impl LiveChildren {
     /// Whether the child after `mv` passes both tests.
     #[inline]
     pub fn passes(&mut self, lay: &Layout, board: &Board, mv: Move) -> bool {
-        let from = mv.from as usize;
-        if self.from_seen >> from & 1 == 0 {
-            self.from_seen |= 1 << from;
-            if !connected(board.occ & !(1 << from), &lay.line) {
-                self.from_bad |= 1 << from;
-            }
-        }
         let buried = board.at[mv.to as usize] as usize;
         if self.buried_seen >> buried & 1 == 0 {
             self.buried_seen |= 1 << buried;
@@ -399,7 +493,7 @@ impl LiveChildren {
                 self.buried_bad |= 1 << buried;
             }
         }
-        (self.from_bad >> from | self.buried_bad >> buried) & 1 == 0
+        (self.from_bad >> mv.from | self.buried_bad >> buried) & 1 == 0
     }
 }
 

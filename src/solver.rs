@@ -299,7 +299,7 @@ impl Solver {
         // Children that pass the cheap tests, ordered by "state flockability"
         // (Neller et al. 2019): keep as many flock edges among the tops as
         // possible, i.e. bury the top with the fewest flock neighbours.
-        let mut live = LiveChildren::new(&board);
+        let mut live = LiveChildren::new(lay, &board);
         let alive = live.alive();
         frame.children.clear();
         for &mv in frame.list.as_slice() {
