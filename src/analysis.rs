@@ -5,20 +5,22 @@
 //!
 //! A state at depth d has exactly k − d stacks, so states of different depths
 //! never coincide and the space splits into layers. The forward pass builds
-//! each layer as a sorted, deduplicated vector of packed boards. Solvability
-//! then runs backward: a state is solvable iff one of its children is in the
-//! solvable set of the next layer. The deepest layer asked for is settled by
-//! the solver (or is solved outright when it is the last one).
+//! each layer as a sorted, deduplicated vector of packed boards (radix sort),
+//! and records for each state its move count and an edge to each child that
+//! passes the cheap tests (no stranded cards, no separated flock); a layer's
+//! keys are dropped once the next layer exists. Past the deepest depth asked
+//! for, only boards that pass the tests are kept, down to one stack.
+//! Solvability then runs backward over the edges: a state is solvable iff an
+//! edge leads to a solvable child, and the winning edges give the tension.
+//! The backward pass is a sequential scan with no lookups.
 //!
 //! Memory is bounded by [`Limits::memory_cap`]; going over it is an error, not
 //! an OOM kill. The cancel flag is checked every few thousand states.
 
 use crate::board::{Board, Layout, LiveChildren, MoveList};
-use crate::solver::{KeyHasher, Limits, SearchError, Solver, classify};
-use crate::state::State;
+use crate::solver::{Limits, SearchError, classify};
+use crate::state::{Move, State};
 use serde::Serialize;
-use std::collections::HashSet;
-use std::hash::{BuildHasherDefault, Hash};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
@@ -132,19 +134,29 @@ impl Default for AnalysisOptions {
 
 /// States between two looks at the cancel flag.
 const CHECK_EVERY: usize = 4096;
+/// Parents whose (child, parent) pairs are sorted and matched at a time; it
+/// bounds the pair buffer, and a parent's place in it fits 16 bits.
+const PAIR_CHUNK: usize = 1 << 16;
+/// The move count recorded for a board that fails the cheap tests.
+const DEAD: u8 = u8::MAX;
 
 /// A packed board: `u64` for boards of at most 12 stacks, `u128` otherwise.
-trait Key: Copy + Ord + Hash + Send + Sync + 'static {
+trait Key: Copy + Ord + Default + Send + Sync + 'static {
     fn from_packed(key: u128) -> Self;
     fn packed(self) -> u128;
     fn board(self) -> Board;
     /// The key of the child after `mv`, in this key's width.
-    fn child(self, mv: crate::state::Move) -> Self;
+    fn child(self, mv: Move) -> Self;
     /// Sorts and removes duplicates.
     fn sort_dedup(keys: &mut Vec<Self>);
+    /// Sorts (key, parent) pairs by key.
+    fn sort_pairs(pairs: &mut Vec<(Self, u32)>);
+    /// Whether keys of at most 48 bits may be packed with a 16-bit parent.
+    const PACKS_WITH_PARENT: bool;
 }
 
 impl Key for u64 {
+    const PACKS_WITH_PARENT: bool = true;
     #[inline]
     fn from_packed(key: u128) -> u64 {
         debug_assert!(key >> 64 == 0, "a board of more than 12 stacks");
@@ -159,16 +171,20 @@ impl Key for u64 {
         Board::unpack64(self)
     }
     #[inline]
-    fn child(self, mv: crate::state::Move) -> u64 {
+    fn child(self, mv: Move) -> u64 {
         Board::child_key64(self, mv)
     }
     fn sort_dedup(keys: &mut Vec<u64>) {
-        radix_sort(keys);
+        radix_sort_by(keys, |&k| k);
         keys.dedup();
+    }
+    fn sort_pairs(pairs: &mut Vec<(u64, u32)>) {
+        radix_sort_by(pairs, |p| p.0);
     }
 }
 
 impl Key for u128 {
+    const PACKS_WITH_PARENT: bool = false;
     #[inline]
     fn from_packed(key: u128) -> u128 {
         key
@@ -182,88 +198,79 @@ impl Key for u128 {
         Board::unpack(self)
     }
     #[inline]
-    fn child(self, mv: crate::state::Move) -> u128 {
+    fn child(self, mv: Move) -> u128 {
         Board::child_key(self, mv)
     }
+    // Wide layers (more than 12 stacks) are the first few and small.
     fn sort_dedup(keys: &mut Vec<u128>) {
-        // Wide layers (more than 12 stacks) are the first few and small.
         keys.sort_unstable();
         keys.dedup();
     }
+    fn sort_pairs(pairs: &mut Vec<(u128, u32)>) {
+        pairs.sort_unstable_by_key(|p| p.0);
+    }
 }
 
-/// LSD radix sort of u64 keys, 11 bits a pass, skipping passes over bits that
-/// no key uses. Layers are tens of millions of keys, where this beats a
-/// comparison sort several times over.
-fn radix_sort(keys: &mut Vec<u64>) {
-    // 11-bit digits: 2048 buckets keep the scatter's write positions in cache.
+/// LSD radix sort by a u64 key, 11 bits a pass. All digit counts come from
+/// one read pass, and a pass whose digit is the same for every item is
+/// skipped. Layers are tens of millions of keys, where this beats a comparison
+/// sort several times over; 2048 buckets keep the scatter in cache.
+fn radix_sort_by<T: Copy + Default>(items: &mut Vec<T>, key: impl Fn(&T) -> u64) {
     const DIGIT: usize = 11;
-    const MASK: usize = (1 << DIGIT) - 1;
-    if keys.len() < 1 << 12 {
-        keys.sort_unstable();
+    const PASSES: usize = 64usize.div_ceil(DIGIT);
+    const MASK: u64 = (1 << DIGIT) - 1;
+    if items.len() < 1 << 12 {
+        items.sort_unstable_by_key(&key);
         return;
     }
-    let used = keys.iter().fold(0u64, |m, &k| m | k);
-    let mut scratch = vec![0u64; keys.len()];
-    let mut shift = 0;
-    while shift < 64 && used >> shift != 0 {
-        let mut counts = vec![0usize; 1 << DIGIT];
-        for &k in keys.iter() {
-            counts[(k >> shift) as usize & MASK] += 1;
+    let mut counts = vec![[0usize; 1 << DIGIT]; PASSES];
+    for x in items.iter() {
+        let k = key(x);
+        for (pass, c) in counts.iter_mut().enumerate() {
+            c[(k >> (pass * DIGIT) & MASK) as usize] += 1;
+        }
+    }
+    let mut scratch = vec![T::default(); items.len()];
+    for (pass, starts) in counts.iter_mut().enumerate() {
+        if starts.contains(&items.len()) {
+            continue; // one digit value for all: this pass would move nothing
         }
         let mut sum = 0;
-        for c in counts.iter_mut() {
+        for c in starts.iter_mut() {
             let n = *c;
             *c = sum;
             sum += n;
         }
-        for &k in keys.iter() {
-            let d = (k >> shift) as usize & MASK;
-            scratch[counts[d]] = k;
-            counts[d] += 1;
+        let shift = pass * DIGIT;
+        for x in items.iter() {
+            let d = (key(x) >> shift & MASK) as usize;
+            scratch[starts[d]] = *x;
+            starts[d] += 1;
         }
-        std::mem::swap(keys, &mut scratch);
-        shift += DIGIT;
+        std::mem::swap(items, &mut scratch);
     }
 }
 
-type KeySet<K> = HashSet<K, BuildHasherDefault<KeyHasher>>;
-
-/// The solvable boards of one layer, for membership tests. Most children are
-/// not solvable, and a set of millions of keys misses the cache on every
-/// probe, so a bit filter of 16 bits a key (one hash, about 6% false
-/// positives) answers most of them from a far smaller array first.
-struct SolvableSet<K> {
-    filter: Vec<u64>,
-    shift: u32,
-    set: KeySet<K>,
-}
-
-impl<K: Key> SolvableSet<K> {
-    fn new(keys: &[K]) -> SolvableSet<K> {
-        let bits = (keys.len() * 16).next_power_of_two().max(64);
-        let mut filter = vec![0u64; bits / 64];
-        let shift = 64 - bits.trailing_zeros();
-        for &k in keys {
-            let b = Self::bit(k, shift);
-            filter[b >> 6] |= 1 << (b & 63);
+/// Finds each pair's key in the sorted `layer` (every key is there) and
+/// records the edge (parent, index). Pairs are sorted, so the search only
+/// moves forward, galloping.
+fn match_pairs<K: Ord + Copy>(
+    layer: &[K],
+    pairs: impl Iterator<Item = (K, u32)>,
+    edges: &mut Vec<(u32, u32)>,
+) {
+    let mut pos = 0usize;
+    for (k, parent) in pairs {
+        if layer[pos] != k {
+            let mut bound = 1;
+            while pos + bound < layer.len() && layer[pos + bound] < k {
+                bound *= 2;
+            }
+            let end = (pos + bound + 1).min(layer.len());
+            pos += layer[pos..end].partition_point(|x| *x < k);
         }
-        let mut set = KeySet::with_capacity_and_hasher(keys.len(), Default::default());
-        set.extend(keys.iter().copied());
-        SolvableSet { filter, shift, set }
-    }
-
-    #[inline]
-    fn bit(k: K, shift: u32) -> usize {
-        let p = k.packed();
-        let h = ((p as u64) ^ (p >> 64) as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        (h >> shift) as usize
-    }
-
-    #[inline]
-    fn contains(&self, k: K) -> bool {
-        let b = Self::bit(k, self.shift);
-        self.filter[b >> 6] >> (b & 63) & 1 == 1 && self.set.contains(&k)
+        debug_assert!(layer[pos] == k, "a child missing from its layer");
+        edges.push((parent, pos as u32));
     }
 }
 
@@ -289,11 +296,25 @@ impl Layer {
     }
 }
 
+/// What the backward pass needs of one depth: the move count of each of its
+/// states (`DEAD` for one that fails the cheap tests) and the edges
+/// (state, child index) to every child that passes them.
+struct Step {
+    moves: Vec<u8>,
+    edges: Vec<(u32, u32)>,
+}
+
+impl Step {
+    fn bytes(&self) -> usize {
+        self.moves.capacity() + self.edges.capacity() * 8
+    }
+}
+
 /// Shared context of one analysis.
 struct Run<'a> {
     lay: &'a Layout,
     opts: &'a AnalysisOptions,
-    /// Bytes held by finished layers.
+    /// Bytes held by layers and steps.
     held: usize,
     peak: usize,
 }
@@ -318,7 +339,7 @@ impl Run<'_> {
         }
     }
 
-    /// Fails when `more` bytes on top of the held layers would pass the cap.
+    /// Fails when `more` bytes on top of what is held would pass the cap.
     fn reserve(&mut self, more: usize) -> Result<(), SearchError> {
         let total = self.held + more;
         self.peak = self.peak.max(total);
@@ -330,19 +351,40 @@ impl Run<'_> {
         Ok(())
     }
 
-    /// Runs `work` on `threads` contiguous chunks of `items` and returns the results in order.
+    fn check(&self, i: usize, buffered: usize) -> Result<(), SearchError> {
+        if i.is_multiple_of(CHECK_EVERY) {
+            if self.cancelled() {
+                return Err(SearchError::Cancelled);
+            }
+            let threads = self.opts.threads.max(1);
+            if self.held + buffered * threads > self.opts.limits.memory_cap {
+                return Err(SearchError::MemoryCap {
+                    cap: self.opts.limits.memory_cap,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs `work` on `threads` contiguous chunks of `items` (with each chunk's
+    /// offset) and returns the results in order.
     fn split<T: Sync, R: Send>(
         &self,
         items: &[T],
-        work: impl Fn(&[T]) -> Result<R, SearchError> + Sync,
+        work: impl Fn(usize, &[T]) -> Result<R, SearchError> + Sync,
     ) -> Result<Vec<R>, SearchError> {
         let threads = self.opts.threads.max(1);
         if threads == 1 || items.len() < 4 * CHECK_EVERY {
-            return Ok(vec![work(items)?]);
+            return Ok(vec![work(0, items)?]);
         }
         let chunk = items.len().div_ceil(threads);
         std::thread::scope(|s| {
-            let handles: Vec<_> = items.chunks(chunk).map(|c| s.spawn(|| work(c))).collect();
+            let work = &work;
+            let handles: Vec<_> = items
+                .chunks(chunk)
+                .enumerate()
+                .map(|(i, c)| s.spawn(move || work(i * chunk, c)))
+                .collect();
             handles
                 .into_iter()
                 .map(|h| h.join().expect("analysis worker panicked"))
@@ -350,158 +392,133 @@ impl Run<'_> {
         })
     }
 
-    /// The next layer: every child of every parent, sorted and deduplicated.
+    /// The next layer and this layer's step. With `prune`, children that fail
+    /// the cheap tests (and all children of a parent that fails them) are left
+    /// out of the next layer.
     fn expand<P: Key, C: Key>(
         &mut self,
         parents: &[P],
         prune: bool,
-    ) -> Result<Vec<C>, SearchError> {
-        let cap = self.opts.limits.memory_cap.saturating_sub(self.held);
-        let threads = self.opts.threads.max(1);
+    ) -> Result<(Vec<C>, Step), SearchError> {
         let lay = self.lay;
-        let runs = self.split(parents, |chunk| {
-            let mut out: Vec<C> = Vec::with_capacity(chunk.len() * 4);
+        // A child of at most 8 stacks has a key of at most 48 bits, which packs
+        // with its parent's place in a chunk of 2^16 parents into one u64.
+        let packable =
+            C::PACKS_WITH_PARENT && parents.first().is_some_and(|p| p.board().stacks() <= 9);
+        // One pass over the parents gives the next layer's keys, each parent's
+        // move count, and, a chunk of parents at a time, the sorted (child,
+        // parent) pairs of the children that pass the tests.
+        let parts = self.split(parents, |offset, chunk| {
+            let mut keys: Vec<C> = Vec::with_capacity(chunk.len() * 4);
+            let mut moves = Vec::with_capacity(chunk.len());
+            let mut runs = Vec::new();
+            let mut pair_bytes = 0;
             let mut list = MoveList::default();
-            for (i, p) in chunk.iter().enumerate() {
-                if i % CHECK_EVERY == 0 {
-                    if self.cancelled() {
-                        return Err(SearchError::Cancelled);
+            for (c, block) in chunk.chunks(PAIR_CHUNK).enumerate() {
+                let base = offset + c * PAIR_CHUNK;
+                let (mut packed, mut plain): (Vec<u64>, Vec<(C, u32)>) = (Vec::new(), Vec::new());
+                for (i, p) in block.iter().enumerate() {
+                    self.check(i, 2 * keys.capacity() * size_of::<C>() + pair_bytes)?;
+                    let board = p.board();
+                    let live = classify(lay, &board).is_none();
+                    board.moves(lay, &mut list);
+                    moves.push(if live { list.len() as u8 } else { DEAD });
+                    if !prune {
+                        keys.extend(
+                            list.as_slice()
+                                .iter()
+                                .map(|&mv| C::from_packed(p.child(mv).packed())),
+                        );
                     }
-                    if out.capacity() * size_of::<C>() * threads > cap {
-                        return Err(SearchError::MemoryCap {
-                            cap: self.opts.limits.memory_cap,
-                        });
+                    if !live {
+                        continue;
                     }
-                }
-                let key = *p;
-                let board = key.board();
-                if prune && classify(lay, &board).is_some() {
-                    // Every descendant of a board that fails the tests fails them too.
-                    continue;
-                }
-                board.moves(lay, &mut list);
-                if prune {
-                    let mut live = LiveChildren::new(lay, &board);
+                    let mut filter = LiveChildren::new(lay, &board);
                     for &mv in list.as_slice() {
-                        if live.passes(lay, &board, mv) {
-                            out.push(C::from_packed(key.child(mv).packed()));
+                        if !filter.passes(lay, &board, mv) {
+                            continue;
+                        }
+                        let child = p.child(mv).packed();
+                        if prune {
+                            keys.push(C::from_packed(child));
+                        }
+                        if packable {
+                            packed.push((child as u64) << 16 | i as u64);
+                        } else {
+                            plain.push((C::from_packed(child), (base + i) as u32));
                         }
                     }
-                } else {
-                    out.extend(
-                        list.as_slice()
-                            .iter()
-                            .map(|&mv| C::from_packed(key.child(mv).packed())),
-                    );
                 }
-            }
-            // The radix sort's scratch doubles the buffer while it runs.
-            let raw = 2 * out.capacity() * size_of::<C>();
-            C::sort_dedup(&mut out);
-            Ok((out, raw))
-        })?;
-        let raw: usize = runs.iter().map(|r| r.1).sum();
-        self.reserve(raw)?;
-        let mut runs: Vec<Vec<C>> = runs.into_iter().map(|r| r.0).collect();
-        // Merge the sorted runs pairwise, dropping keys found in both.
-        while runs.len() > 1 {
-            let b = runs.pop().unwrap();
-            let a = runs.pop().unwrap();
-            runs.push(merge_dedup(&a, &b));
-        }
-        let mut layer = runs.pop().unwrap_or_default();
-        layer.shrink_to_fit();
-        Ok(layer)
-    }
-
-    /// Settles the deepest layer with the solver; returns the solvable boards
-    /// (sorted) and the tension sum and count over them.
-    fn solve_layer<K: Key>(&self, layer: &[K]) -> Result<(Vec<K>, f64, u64), SearchError> {
-        let threads = self.opts.threads.max(1);
-        let lay = self.lay;
-        let limits = Limits {
-            memory_cap: self.opts.limits.memory_cap.saturating_sub(self.held) / threads,
-            cancel: self.opts.limits.cancel.clone(),
-        };
-        let parts = self.split(layer, |chunk| {
-            let mut solver = Solver::new(limits.clone());
-            let mut list = MoveList::default();
-            let (mut solvable, mut tension, mut counted) = (Vec::new(), 0.0, 0u64);
-            for (i, &k) in chunk.iter().enumerate() {
-                if i % CHECK_EVERY == 0 && self.cancelled() {
-                    return Err(SearchError::Cancelled);
-                }
-                let board = k.board();
-                if !solver.is_solvable(lay, board)? {
-                    continue;
-                }
-                solvable.push(k);
-                board.moves(lay, &mut list);
-                if !list.is_empty() {
-                    let mut wins = 0;
-                    for &mv in list.as_slice() {
-                        wins += solver.is_solvable(lay, board.apply(mv))? as usize;
+                runs.push(if packable {
+                    radix_sort_by(&mut packed, |&x| x);
+                    pair_bytes += packed.capacity() * 8;
+                    PairRun::Packed {
+                        base,
+                        pairs: packed,
                     }
-                    tension += 1.0 - wins as f64 / list.len() as f64;
-                    counted += 1;
+                } else {
+                    C::sort_pairs(&mut plain);
+                    pair_bytes += plain.capacity() * size_of::<(C, u32)>();
+                    PairRun::Plain(plain)
+                });
+            }
+            // The radix sort's scratch doubles the key buffer while it runs.
+            let raw = 2 * keys.capacity() * size_of::<C>() + pair_bytes;
+            C::sort_dedup(&mut keys);
+            Ok((keys, moves, runs, raw))
+        })?;
+        let raw: usize = parts.iter().map(|r| r.3).sum();
+        self.reserve(raw)?;
+        let mut moves = Vec::with_capacity(parents.len());
+        let mut layers = Vec::with_capacity(parts.len());
+        let mut runs = Vec::new();
+        for (keys, m, r, _) in parts {
+            moves.extend(m);
+            layers.push(keys);
+            runs.extend(r);
+        }
+        // Merge the sorted key runs pairwise, dropping keys found in both.
+        while layers.len() > 1 {
+            let b = layers.pop().unwrap();
+            let a = layers.pop().unwrap();
+            layers.push(merge_dedup(&a, &b));
+        }
+        let mut next = layers.pop().unwrap_or_default();
+        next.shrink_to_fit();
+        // The edges: each run's children found in the next layer.
+        let parts = self.split(&runs, |_, rs| {
+            let mut edges = Vec::new();
+            for run in rs {
+                match run {
+                    PairRun::Packed { base, pairs } => match_pairs(
+                        &next,
+                        pairs.iter().map(|&x| {
+                            (
+                                C::from_packed((x >> 16) as u128),
+                                (base + (x & 0xffff) as usize) as u32,
+                            )
+                        }),
+                        &mut edges,
+                    ),
+                    PairRun::Plain(pairs) => match_pairs(&next, pairs.iter().copied(), &mut edges),
                 }
             }
-            Ok((solvable, tension, counted))
+            Ok(edges)
         })?;
-        Ok(join_parts(parts))
-    }
-
-    /// Marks a layer's solvable boards from the next layer's solvable set.
-    fn mark<P: Key, C: Key>(
-        &self,
-        layer: &[P],
-        next: &SolvableSet<C>,
-    ) -> Result<(Vec<P>, f64, u64), SearchError> {
-        let lay = self.lay;
-        let parts = self.split(layer, |chunk| {
-            let mut list = MoveList::default();
-            let (mut solvable, mut tension, mut counted) = (Vec::new(), 0.0, 0u64);
-            for (i, &k) in chunk.iter().enumerate() {
-                if i % CHECK_EVERY == 0 && self.cancelled() {
-                    return Err(SearchError::Cancelled);
-                }
-                // A board or child that fails the cheap tests is never solvable;
-                // the tests are table lookups, far cheaper than a set lookup.
-                let board = k.board();
-                if classify(lay, &board).is_some() {
-                    continue;
-                }
-                board.moves(lay, &mut list);
-                let mut live = LiveChildren::new(lay, &board);
-                let wins = list
-                    .as_slice()
-                    .iter()
-                    .filter(|&&mv| {
-                        live.passes(lay, &board, mv)
-                            && next.contains(C::from_packed(k.child(mv).packed()))
-                    })
-                    .count();
-                if wins > 0 {
-                    solvable.push(k);
-                    tension += 1.0 - wins as f64 / list.len() as f64;
-                    counted += 1;
-                }
-            }
-            Ok((solvable, tension, counted))
-        })?;
-        Ok(join_parts(parts))
+        let mut edges = Vec::with_capacity(parts.iter().map(Vec::len).sum());
+        for part in parts {
+            edges.extend(part);
+        }
+        Ok((next, Step { moves, edges }))
     }
 }
 
-/// Concatenates per-thread results, in order.
-fn join_parts<K>(parts: Vec<(Vec<K>, f64, u64)>) -> (Vec<K>, f64, u64) {
-    let mut all = (Vec::new(), 0.0, 0);
-    for (v, t, c) in parts {
-        all.0.extend(v);
-        all.1 += t;
-        all.2 += c;
-    }
-    all
+/// One chunk's (child, parent) pairs, sorted by child.
+enum PairRun<C> {
+    /// `child << 16 | parent − base`, for children of at most 48 bits.
+    Packed { base: usize, pairs: Vec<u64> },
+    /// Plain pairs, for wider children.
+    Plain(Vec<(C, u32)>),
 }
 
 /// Merges two sorted, deduplicated vectors into one.
@@ -530,12 +547,6 @@ fn merge_dedup<K: Ord + Copy>(a: &[K], b: &[K]) -> Vec<K> {
     out
 }
 
-/// The solvable boards of one layer, in either key width.
-enum Solvable {
-    Narrow(Vec<u64>),
-    Wide(Vec<u128>),
-}
-
 /// Counts distinct and solvable states at every depth from 0 to the deepest asked for.
 pub fn analyze(state: &State, opts: &AnalysisOptions) -> Result<Analysis, SearchError> {
     let (lay, root) = Layout::new(state);
@@ -551,94 +562,96 @@ pub fn analyze(state: &State, opts: &AnalysisOptions) -> Result<Analysis, Search
     };
     let narrow = |depth: usize| stacks - depth <= 12;
 
-    // Forward: the layers.
-    // Past the deepest counted depth only boards that pass the cheap tests
-    // are kept: they are the only ones that can be solvable, and these layers
-    // down to the end then settle the counted layers by marking backward.
-    let mut layers: Vec<Layer> = Vec::with_capacity(last + 1);
-    layers.push(if narrow(0) {
+    // Forward: each layer from the one before, keeping only its size, the
+    // move counts and the edges once the next layer exists. Past the deepest
+    // counted depth only boards that pass the cheap tests are kept: they are
+    // the only ones that can be solvable, and with them the layers down to
+    // one stack settle the counted layers.
+    let mut layer = if narrow(0) {
         Layer::Narrow(vec![u64::from_packed(root.pack())])
     } else {
         Layer::Wide(vec![root.pack()])
-    });
-    run.held += layers[0].bytes();
+    };
+    run.held += layer.bytes();
+    let mut sizes = vec![1usize];
+    let mut steps: Vec<Step> = Vec::with_capacity(last);
     for depth in 1..=last {
         if run.cancelled() {
             return Err(SearchError::Cancelled);
         }
         let prune = depth > deepest;
-        let next = match (layers.last().unwrap(), narrow(depth)) {
-            (Layer::Narrow(p), _) => Layer::Narrow(run.expand(p, prune)?),
-            (Layer::Wide(p), true) => Layer::Narrow(run.expand(p, prune)?),
-            (Layer::Wide(p), false) => Layer::Wide(run.expand(p, prune)?),
+        let (next, step) = match (&layer, narrow(depth)) {
+            (Layer::Narrow(p), _) => {
+                let (n, s) = run.expand(p, prune)?;
+                (Layer::Narrow(n), s)
+            }
+            (Layer::Wide(p), true) => {
+                let (n, s) = run.expand(p, prune)?;
+                (Layer::Narrow(n), s)
+            }
+            (Layer::Wide(p), false) => {
+                let (n, s) = run.expand(p, prune)?;
+                (Layer::Wide(n), s)
+            }
         };
-        run.held += next.bytes();
+        run.held = run.held - layer.bytes() + next.bytes() + step.bytes();
         run.reserve(0)?;
         run.report(depth, next.len());
-        layers.push(next);
+        sizes.push(next.len());
+        steps.push(step);
+        layer = next;
     }
+    run.held -= layer.bytes();
+    drop(layer);
 
-    // Backward: the solvable sets.
-    let mut depths = vec![
-        DepthCount {
-            depth: 0,
-            states: 0,
-            solvable: 0,
-            tension: None,
-        };
-        last + 1
-    ];
-    let mean = |sum: f64, count: u64| (count > 0).then(|| sum / count as f64);
-    let mut below: Option<Solvable> = None;
-    for depth in (0..=last).rev() {
-        let layer = layers.pop().expect("one layer per depth");
-        let (solvable, tension, counted) = match (&layer, &below) {
-            // The last depth has one stack: solved, and no moves left.
-            (Layer::Narrow(l), None) if depth == last => (Solvable::Narrow(l.clone()), 0.0, 0),
-            (Layer::Wide(l), None) if depth == last => (Solvable::Wide(l.clone()), 0.0, 0),
-            (Layer::Narrow(l), None) => wrap_narrow(run.solve_layer(l)?),
-            (Layer::Wide(l), None) => wrap_wide(run.solve_layer(l)?),
-            (Layer::Narrow(l), Some(Solvable::Narrow(s))) => {
-                wrap_narrow(run.mark(l, &SolvableSet::new(s))?)
-            }
-            (Layer::Wide(l), Some(Solvable::Narrow(s))) => {
-                wrap_wide(run.mark(l, &SolvableSet::new(s))?)
-            }
-            (Layer::Wide(l), Some(Solvable::Wide(s))) => {
-                wrap_wide(run.mark(l, &SolvableSet::new(s))?)
-            }
-            (Layer::Narrow(_), Some(Solvable::Wide(_))) => {
-                unreachable!("deeper layers are never wider")
-            }
-        };
-        let count = match &solvable {
-            Solvable::Narrow(v) => v.len(),
-            Solvable::Wide(v) => v.len(),
-        };
-        depths[depth] = DepthCount {
+    // Backward: a state is solvable iff an edge leads to a solvable child;
+    // the winning edges also give Browne's tension.
+    let mut depths: Vec<DepthCount> = Vec::with_capacity(last + 1);
+    let mut solvable_below = vec![true; sizes[last]];
+    depths.push(DepthCount {
+        depth: last,
+        states: sizes[last] as u64,
+        solvable: sizes[last] as u64,
+        tension: None,
+    });
+    for depth in (0..last).rev() {
+        if run.cancelled() {
+            return Err(SearchError::Cancelled);
+        }
+        let step = steps.pop().expect("one step per depth");
+        let mut wins = vec![0u8; sizes[depth]];
+        for &(parent, child) in &step.edges {
+            wins[parent as usize] += solvable_below[child as usize] as u8;
+        }
+        let (mut tension, mut counted) = (0.0, 0u64);
+        let solvable: Vec<bool> = wins
+            .iter()
+            .zip(&step.moves)
+            .map(|(&w, &m)| {
+                if w > 0 {
+                    tension += 1.0 - w as f64 / m as f64;
+                    counted += 1;
+                }
+                w > 0
+            })
+            .collect();
+        depths.push(DepthCount {
             depth,
-            states: layer.len() as u64,
-            solvable: count as u64,
-            tension: mean(tension, counted),
-        };
-        run.held -= layer.bytes();
-        run.report(2 * last + 1 - depth, layer.len());
-        below = Some(solvable);
+            states: sizes[depth] as u64,
+            solvable: counted,
+            tension: (counted > 0).then(|| tension / counted as f64),
+        });
+        run.held -= step.bytes();
+        run.report(2 * last + 1 - depth, sizes[depth]);
+        solvable_below = solvable;
     }
+    depths.reverse();
     depths.truncate(deepest + 1);
     Ok(Analysis {
         stacks,
         depths,
         peak_bytes: run.peak,
     })
-}
-
-fn wrap_narrow((v, t, c): (Vec<u64>, f64, u64)) -> (Solvable, f64, u64) {
-    (Solvable::Narrow(v), t, c)
-}
-
-fn wrap_wide((v, t, c): (Vec<u128>, f64, u64)) -> (Solvable, f64, u64) {
-    (Solvable::Wide(v), t, c)
 }
 
 #[cfg(test)]
