@@ -149,8 +149,6 @@ trait Key: Copy + Ord + Default + Send + Sync + 'static {
     fn child(self, mv: Move) -> Self;
     /// Sorts and removes duplicates.
     fn sort_dedup(keys: &mut Vec<Self>);
-    /// Sorts (key, parent) pairs by key.
-    fn sort_pairs(pairs: &mut Vec<(Self, u32)>);
     /// Whether keys of at most 48 bits may be packed with a 16-bit parent.
     const PACKS_WITH_PARENT: bool;
 }
@@ -178,9 +176,6 @@ impl Key for u64 {
         radix_sort_by(keys, |&k| k);
         keys.dedup();
     }
-    fn sort_pairs(pairs: &mut Vec<(u64, u32)>) {
-        radix_sort_by(pairs, |p| p.0);
-    }
 }
 
 impl Key for u128 {
@@ -206,58 +201,115 @@ impl Key for u128 {
         keys.sort_unstable();
         keys.dedup();
     }
-    fn sort_pairs(pairs: &mut Vec<(u128, u32)>) {
-        pairs.sort_unstable_by_key(|p| p.0);
+}
+
+/// Radix sort by a u64 key. Layers are tens of millions of keys, where this
+/// beats a comparison sort several times over. A first MSD pass on the top 11
+/// significant bits permutes in place (American flag sort), so no scratch of
+/// the full size is needed; each bucket is then sorted LSD, 11 bits a pass,
+/// with a scratch of the bucket's size.
+fn radix_sort_by<T: Copy + Default>(items: &mut [T], key: impl Fn(&T) -> u64 + Copy) {
+    if items.len() < 1 << 12 {
+        items.sort_unstable_by_key(key);
+        return;
+    }
+    let used = items.iter().fold(0u64, |m, x| m | key(x));
+    let bits = (64 - used.leading_zeros()) as usize;
+    let shift = bits.saturating_sub(DIGIT);
+    let digit = |x: &T| (key(x) >> shift & MASK) as usize;
+    let mut counts = vec![0usize; 1 << DIGIT];
+    for x in items.iter() {
+        counts[digit(x)] += 1;
+    }
+    let mut heads = vec![0usize; 1 << DIGIT];
+    let mut tails = vec![0usize; 1 << DIGIT];
+    let mut sum = 0;
+    for b in 0..1 << DIGIT {
+        heads[b] = sum;
+        sum += counts[b];
+        tails[b] = sum;
+    }
+    for b in 0..1 << DIGIT {
+        while heads[b] < tails[b] {
+            let mut x = items[heads[b]];
+            let mut d = digit(&x);
+            while d != b {
+                std::mem::swap(&mut x, &mut items[heads[d]]);
+                heads[d] += 1;
+                d = digit(&x);
+            }
+            items[heads[b]] = x;
+            heads[b] += 1;
+        }
+    }
+    if shift == 0 {
+        return;
+    }
+    let mut scratch = Vec::new();
+    let mut start = 0;
+    for &n in &counts {
+        lsd_sort(&mut items[start..start + n], &mut scratch, key, shift);
+        start += n;
     }
 }
 
-/// LSD radix sort by a u64 key, 11 bits a pass. All digit counts come from
-/// one read pass, and a pass whose digit is the same for every item is
-/// skipped. Layers are tens of millions of keys, where this beats a comparison
-/// sort several times over; 2048 buckets keep the scatter in cache.
-fn radix_sort_by<T: Copy + Default>(items: &mut Vec<T>, key: impl Fn(&T) -> u64) {
-    const DIGIT: usize = 11;
-    const PASSES: usize = 64usize.div_ceil(DIGIT);
-    const MASK: u64 = (1 << DIGIT) - 1;
-    if items.len() < 1 << 12 {
-        items.sort_unstable_by_key(&key);
+/// Radix digit width and mask.
+const DIGIT: usize = 11;
+const MASK: u64 = (1 << DIGIT) - 1;
+
+/// LSD radix sort of a slice on the key's low `bits` bits.
+fn lsd_sort<T: Copy + Default>(
+    items: &mut [T],
+    scratch: &mut Vec<T>,
+    key: impl Fn(&T) -> u64,
+    bits: usize,
+) {
+    if items.len() < 256 {
+        items.sort_unstable_by_key(|x| key(x) & ((1u64 << bits) - 1));
         return;
     }
-    let mut counts = vec![[0usize; 1 << DIGIT]; PASSES];
-    for x in items.iter() {
-        let k = key(x);
-        for (pass, c) in counts.iter_mut().enumerate() {
-            c[(k >> (pass * DIGIT) & MASK) as usize] += 1;
+    scratch.clear();
+    scratch.resize(items.len(), T::default());
+    let mut in_scratch = false;
+    let mut counts = [0usize; 1 << DIGIT];
+    for shift in (0..bits).step_by(DIGIT) {
+        let (from, to): (&mut [T], &mut [T]) = if in_scratch {
+            (&mut scratch[..], &mut *items)
+        } else {
+            (&mut *items, &mut scratch[..])
+        };
+        counts.fill(0);
+        for x in from.iter() {
+            counts[(key(x) >> shift & MASK) as usize] += 1;
         }
-    }
-    let mut scratch = vec![T::default(); items.len()];
-    for (pass, starts) in counts.iter_mut().enumerate() {
-        if starts.contains(&items.len()) {
+        if counts.contains(&from.len()) {
             continue; // one digit value for all: this pass would move nothing
         }
         let mut sum = 0;
-        for c in starts.iter_mut() {
+        for c in counts.iter_mut() {
             let n = *c;
             *c = sum;
             sum += n;
         }
-        let shift = pass * DIGIT;
-        for x in items.iter() {
+        for x in from.iter() {
             let d = (key(x) >> shift & MASK) as usize;
-            scratch[starts[d]] = *x;
-            starts[d] += 1;
+            to[counts[d]] = *x;
+            counts[d] += 1;
         }
-        std::mem::swap(items, &mut scratch);
+        in_scratch = !in_scratch;
+    }
+    if in_scratch {
+        items.copy_from_slice(scratch);
     }
 }
 
 /// Finds each pair's key in the sorted `layer` (every key is there) and
-/// records the edge (parent, index). Pairs are sorted, so the search only
-/// moves forward, galloping.
+/// hands its index and the pair's parent to `found`. Pairs are sorted, so the
+/// search only moves forward, galloping.
 fn match_pairs<K: Ord + Copy>(
     layer: &[K],
-    pairs: impl Iterator<Item = (K, u32)>,
-    edges: &mut Vec<(u32, u32)>,
+    pairs: impl Iterator<Item = (K, u16)>,
+    mut found: impl FnMut(u32, u16),
 ) {
     let mut pos = 0usize;
     for (k, parent) in pairs {
@@ -270,7 +322,7 @@ fn match_pairs<K: Ord + Copy>(
             pos += layer[pos..end].partition_point(|x| *x < k);
         }
         debug_assert!(layer[pos] == k, "a child missing from its layer");
-        edges.push((parent, pos as u32));
+        found(pos as u32, parent);
     }
 }
 
@@ -296,17 +348,28 @@ impl Layer {
     }
 }
 
-/// What the backward pass needs of one depth: the move count of each of its
-/// states (`DEAD` for one that fails the cheap tests) and the edges
-/// (state, child index) to every child that passes them.
+/// What the backward pass needs of one depth, for each of its states in
+/// order: its move count (`DEAD` for one that fails the cheap tests), how many
+/// of its children pass the tests, and those children's indices in the next
+/// layer, all states' lists laid end to end.
 struct Step {
     moves: Vec<u8>,
-    edges: Vec<(u32, u32)>,
+    live: Vec<u8>,
+    children: Vec<u32>,
 }
 
 impl Step {
     fn bytes(&self) -> usize {
-        self.moves.capacity() + self.edges.capacity() * 8
+        self.moves.capacity() + self.live.capacity() + self.children.capacity() * 4
+    }
+}
+
+/// Makes room for `more` items, growing by a quarter rather than doubling:
+/// the buffers here run to hundreds of megabytes.
+#[inline]
+fn make_room<T>(v: &mut Vec<T>, more: usize) {
+    if v.len() + more > v.capacity() {
+        v.reserve_exact(more.max(v.capacity() / 4));
     }
 }
 
@@ -408,17 +471,16 @@ impl Run<'_> {
         // One pass over the parents gives the next layer's keys, each parent's
         // move count, and, a chunk of parents at a time, the sorted (child,
         // parent) pairs of the children that pass the tests.
-        let parts = self.split(parents, |offset, chunk| {
+        let parts = self.split(parents, |_, chunk| {
             let mut keys: Vec<C> = Vec::with_capacity(chunk.len() * 4);
             let mut moves = Vec::with_capacity(chunk.len());
             let mut runs = Vec::new();
             let mut pair_bytes = 0;
             let mut list = MoveList::default();
-            for (c, block) in chunk.chunks(PAIR_CHUNK).enumerate() {
-                let base = offset + c * PAIR_CHUNK;
-                let (mut packed, mut plain): (Vec<u64>, Vec<(C, u32)>) = (Vec::new(), Vec::new());
+            for block in chunk.chunks(PAIR_CHUNK) {
+                let (mut packed, mut plain): (Vec<u64>, Vec<(C, u16)>) = (Vec::new(), Vec::new());
                 for (i, p) in block.iter().enumerate() {
-                    self.check(i, 2 * keys.capacity() * size_of::<C>() + pair_bytes)?;
+                    self.check(i, keys.capacity() * size_of::<C>() + pair_bytes)?;
                     let board = p.board();
                     let live = classify(lay, &board).is_none();
                     board.moves(lay, &mut list);
@@ -443,27 +505,28 @@ impl Run<'_> {
                             keys.push(C::from_packed(child));
                         }
                         if packable {
+                            make_room(&mut packed, 1);
                             packed.push((child as u64) << 16 | i as u64);
                         } else {
-                            plain.push((C::from_packed(child), (base + i) as u32));
+                            plain.push((C::from_packed(child), i as u16));
                         }
                     }
                 }
-                runs.push(if packable {
+                let pairs = if packable {
                     radix_sort_by(&mut packed, |&x| x);
-                    pair_bytes += packed.capacity() * 8;
-                    PairRun::Packed {
-                        base,
-                        pairs: packed,
-                    }
+                    Pairs::Packed(packed)
                 } else {
-                    C::sort_pairs(&mut plain);
-                    pair_bytes += plain.capacity() * size_of::<(C, u32)>();
-                    PairRun::Plain(plain)
-                });
+                    plain.sort_unstable_by_key(|p| p.0);
+                    Pairs::Plain(plain)
+                };
+                let run = PairRun {
+                    len: block.len(),
+                    pairs,
+                };
+                pair_bytes += run.bytes();
+                runs.push(run);
             }
-            // The radix sort's scratch doubles the key buffer while it runs.
-            let raw = 2 * keys.capacity() * size_of::<C>() + pair_bytes;
+            let raw = keys.capacity() * size_of::<C>() + pair_bytes;
             C::sort_dedup(&mut keys);
             Ok((keys, moves, runs, raw))
         })?;
@@ -487,38 +550,78 @@ impl Run<'_> {
         next.shrink_to_fit();
         // The edges: each run's children found in the next layer.
         let parts = self.split(&runs, |_, rs| {
-            let mut edges = Vec::new();
-            for run in rs {
-                match run {
-                    PairRun::Packed { base, pairs } => match_pairs(
-                        &next,
-                        pairs.iter().map(|&x| {
-                            (
-                                C::from_packed((x >> 16) as u128),
-                                (base + (x & 0xffff) as usize) as u32,
-                            )
-                        }),
-                        &mut edges,
-                    ),
-                    PairRun::Plain(pairs) => match_pairs(&next, pairs.iter().copied(), &mut edges),
-                }
-            }
-            Ok(edges)
+            Ok(rs.iter().map(|r| r.edges(&next)).collect::<Vec<_>>())
         })?;
-        let mut edges = Vec::with_capacity(parts.iter().map(Vec::len).sum());
-        for part in parts {
-            edges.extend(part);
+        let total: usize = parts.iter().flatten().map(|e| e.1.len()).sum();
+        let mut live = Vec::with_capacity(parents.len());
+        let mut children = Vec::with_capacity(total);
+        for (l, c) in parts.into_iter().flatten() {
+            live.extend(l);
+            children.extend(c);
         }
-        Ok((next, Step { moves, edges }))
+        Ok((
+            next,
+            Step {
+                moves,
+                live,
+                children,
+            },
+        ))
     }
 }
 
-/// One chunk's (child, parent) pairs, sorted by child.
-enum PairRun<C> {
-    /// `child << 16 | parent − base`, for children of at most 48 bits.
-    Packed { base: usize, pairs: Vec<u64> },
+/// One chunk's (child, parent) pairs, sorted by child; parents are numbered
+/// from the chunk's first.
+struct PairRun<C> {
+    /// Parents in the chunk.
+    len: usize,
+    pairs: Pairs<C>,
+}
+
+enum Pairs<C> {
+    /// `child << 16 | parent`, for children of at most 48 bits.
+    Packed(Vec<u64>),
     /// Plain pairs, for wider children.
-    Plain(Vec<(C, u32)>),
+    Plain(Vec<(C, u16)>),
+}
+
+impl<C: Key> PairRun<C> {
+    fn bytes(&self) -> usize {
+        match &self.pairs {
+            Pairs::Packed(v) => v.capacity() * 8,
+            Pairs::Plain(v) => v.capacity() * size_of::<(C, u16)>(),
+        }
+    }
+
+    /// The run's part of a step: live-child counts and child indices, in parent order.
+    fn edges(&self, next: &[C]) -> (Vec<u8>, Vec<u32>) {
+        let mut found: Vec<(u32, u16)> = Vec::new();
+        let push = |child, parent| found.push((child, parent));
+        match &self.pairs {
+            Pairs::Packed(v) => match_pairs(
+                next,
+                v.iter()
+                    .map(|&x| (C::from_packed((x >> 16) as u128), x as u16)),
+                push,
+            ),
+            Pairs::Plain(v) => match_pairs(next, v.iter().copied(), push),
+        }
+        // Counting sort by parent.
+        let mut starts = vec![0u32; self.len + 1];
+        for &(_, p) in &found {
+            starts[p as usize + 1] += 1;
+        }
+        let live: Vec<u8> = starts[1..].iter().map(|&c| c as u8).collect();
+        for i in 0..self.len {
+            starts[i + 1] += starts[i];
+        }
+        let mut children = vec![0u32; found.len()];
+        for &(c, p) in &found {
+            children[starts[p as usize] as usize] = c;
+            starts[p as usize] += 1;
+        }
+        (live, children)
+    }
 }
 
 /// Merges two sorted, deduplicated vectors into one.
@@ -607,7 +710,8 @@ pub fn analyze(state: &State, opts: &AnalysisOptions) -> Result<Analysis, Search
     // Backward: a state is solvable iff an edge leads to a solvable child;
     // the winning edges also give Browne's tension.
     let mut depths: Vec<DepthCount> = Vec::with_capacity(last + 1);
-    let mut solvable_below = vec![true; sizes[last]];
+    let bit = |set: &[u64], i: usize| set[i >> 6] >> (i & 63) & 1 == 1;
+    let mut solvable_below = vec![u64::MAX; sizes[last].div_ceil(64)];
     depths.push(DepthCount {
         depth: last,
         states: sizes[last] as u64,
@@ -619,22 +723,21 @@ pub fn analyze(state: &State, opts: &AnalysisOptions) -> Result<Analysis, Search
             return Err(SearchError::Cancelled);
         }
         let step = steps.pop().expect("one step per depth");
-        let mut wins = vec![0u8; sizes[depth]];
-        for &(parent, child) in &step.edges {
-            wins[parent as usize] += solvable_below[child as usize] as u8;
+        let mut solvable = vec![0u64; sizes[depth].div_ceil(64)];
+        let (mut tension, mut counted, mut at) = (0.0, 0u64, 0usize);
+        for (p, (&live, &moves)) in step.live.iter().zip(&step.moves).enumerate() {
+            let kids = &step.children[at..at + live as usize];
+            at += live as usize;
+            let wins = kids
+                .iter()
+                .filter(|&&c| bit(&solvable_below, c as usize))
+                .count();
+            if wins > 0 {
+                solvable[p >> 6] |= 1 << (p & 63);
+                tension += 1.0 - wins as f64 / moves as f64;
+                counted += 1;
+            }
         }
-        let (mut tension, mut counted) = (0.0, 0u64);
-        let solvable: Vec<bool> = wins
-            .iter()
-            .zip(&step.moves)
-            .map(|(&w, &m)| {
-                if w > 0 {
-                    tension += 1.0 - w as f64 / m as f64;
-                    counted += 1;
-                }
-                w > 0
-            })
-            .collect();
         depths.push(DepthCount {
             depth,
             states: sizes[depth] as u64,
@@ -657,6 +760,49 @@ pub fn analyze(state: &State, opts: &AnalysisOptions) -> Result<Analysis, Search
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn radix_sort_matches_the_standard_sort() {
+        // A xorshift stream, so the test needs no extra crate.
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for (len, bits) in [
+            (100, 64),
+            (5000, 48),
+            (70_000, 64),
+            (70_000, 23),
+            (300_000, 37),
+            (9000, 1),
+        ] {
+            let mask = if bits == 64 {
+                u64::MAX
+            } else {
+                (1 << bits) - 1
+            };
+            let mut keys: Vec<u64> = (0..len).map(|_| next() & mask).collect();
+            let mut want = keys.clone();
+            want.sort_unstable();
+            radix_sort_by(&mut keys, |&k| k);
+            assert_eq!(keys, want, "{len} keys of {bits} bits");
+            // Pairs sort by their key only; the payload rides along.
+            let mut pairs: Vec<(u64, u32)> = keys
+                .iter()
+                .rev()
+                .enumerate()
+                .map(|(i, &k)| (k, i as u32))
+                .collect();
+            radix_sort_by(&mut pairs, |p| p.0);
+            assert!(pairs.windows(2).all(|w| w[0].0 <= w[1].0));
+            let mut payloads: Vec<u32> = pairs.iter().map(|p| p.1).collect();
+            payloads.sort_unstable();
+            assert_eq!(payloads, (0..len as u32).collect::<Vec<_>>());
+        }
+    }
     use crate::notation::parse_state;
 
     #[test]

@@ -390,6 +390,30 @@ mod tests {
     }
 
     #[test]
+    fn repeated_queries_agree_with_fresh_solves() {
+        // One solver answering every child of deal 0, then every grandchild,
+        // reusing its table, must agree with a fresh solve of each.
+        let root = deal(0);
+        let (lay, board) = crate::board::Layout::new(&root);
+        let mut shared = Solver::default();
+        let mut list = MoveList::default();
+        board.moves(&lay, &mut list);
+        let mut seen = 0;
+        for &mv in list.as_slice() {
+            let child = board.apply(mv);
+            let mut grand = MoveList::default();
+            child.moves(&lay, &mut grand);
+            for b in std::iter::once(child).chain(grand.as_slice().iter().map(|&m| child.apply(m)))
+            {
+                let fresh = solve(&lay.to_state(&b)).unwrap().is_solvable();
+                assert_eq!(shared.is_solvable(&lay, b).unwrap(), fresh);
+                seen += fresh as usize;
+            }
+        }
+        assert!(seen > 0);
+    }
+
+    #[test]
     fn unsolvable_deal_10() {
         assert!(!solve(&deal(10)).unwrap().is_solvable());
     }
