@@ -429,24 +429,24 @@ impl Run<'_> {
         Ok(())
     }
 
-    /// Runs `work` on `threads` contiguous chunks of `items` (with each chunk's
-    /// offset) and returns the results in order.
+    /// Runs `work` on `threads` contiguous chunks of `items`, unless there are
+    /// fewer than `min` items, and returns the results in order.
     fn split<T: Sync, R: Send>(
         &self,
         items: &[T],
-        work: impl Fn(usize, &[T]) -> Result<R, SearchError> + Sync,
+        min: usize,
+        work: impl Fn(&[T]) -> Result<R, SearchError> + Sync,
     ) -> Result<Vec<R>, SearchError> {
         let threads = self.opts.threads.max(1);
-        if threads == 1 || items.len() < 4 * CHECK_EVERY {
-            return Ok(vec![work(0, items)?]);
+        if threads == 1 || items.len() < min.max(2) {
+            return Ok(vec![work(items)?]);
         }
         let chunk = items.len().div_ceil(threads);
         std::thread::scope(|s| {
             let work = &work;
             let handles: Vec<_> = items
                 .chunks(chunk)
-                .enumerate()
-                .map(|(i, c)| s.spawn(move || work(i * chunk, c)))
+                .map(|c| s.spawn(move || work(c)))
                 .collect();
             handles
                 .into_iter()
@@ -471,20 +471,24 @@ impl Run<'_> {
         // One pass over the parents gives the next layer's keys, each parent's
         // move count, and, a chunk of parents at a time, the sorted (child,
         // parent) pairs of the children that pass the tests.
-        let parts = self.split(parents, |_, chunk| {
-            let mut keys: Vec<C> = Vec::with_capacity(chunk.len() * 4);
+        let parts = self.split(parents, 4 * CHECK_EVERY, |chunk| {
+            // Each block's child keys are sorted and deduplicated while they
+            // are still in cache; the runs are merged afterwards.
+            let mut keys: Vec<C> = Vec::new();
+            let mut key_runs: Vec<Vec<C>> = Vec::new();
             let mut moves = Vec::with_capacity(chunk.len());
             let mut runs = Vec::new();
-            let mut pair_bytes = 0;
+            let mut run_bytes = 0;
             let mut list = MoveList::default();
             for block in chunk.chunks(PAIR_CHUNK) {
                 let (mut packed, mut plain): (Vec<u64>, Vec<(C, u16)>) = (Vec::new(), Vec::new());
                 for (i, p) in block.iter().enumerate() {
-                    self.check(i, keys.capacity() * size_of::<C>() + pair_bytes)?;
+                    self.check(i, keys.capacity() * size_of::<C>() + run_bytes)?;
                     let board = p.board();
                     let live = classify(lay, &board).is_none();
                     board.moves(lay, &mut list);
                     moves.push(if live { list.len() as u8 } else { DEAD });
+                    make_room(&mut keys, list.len());
                     if !prune {
                         keys.extend(
                             list.as_slice()
@@ -523,33 +527,28 @@ impl Run<'_> {
                     len: block.len(),
                     pairs,
                 };
-                pair_bytes += run.bytes();
+                C::sort_dedup(&mut keys);
+                run_bytes += run.bytes() + keys.len() * size_of::<C>();
                 runs.push(run);
+                key_runs.push(keys.clone());
+                keys.clear();
             }
-            let raw = keys.capacity() * size_of::<C>() + pair_bytes;
-            C::sort_dedup(&mut keys);
-            Ok((keys, moves, runs, raw))
+            Ok((key_runs, moves, runs, run_bytes))
         })?;
         let raw: usize = parts.iter().map(|r| r.3).sum();
         self.reserve(raw)?;
         let mut moves = Vec::with_capacity(parents.len());
-        let mut layers = Vec::with_capacity(parts.len());
+        let mut key_runs = Vec::new();
         let mut runs = Vec::new();
-        for (keys, m, r, _) in parts {
+        for (k, m, r, _) in parts {
             moves.extend(m);
-            layers.push(keys);
+            key_runs.extend(k);
             runs.extend(r);
         }
-        // Merge the sorted key runs pairwise, dropping keys found in both.
-        while layers.len() > 1 {
-            let b = layers.pop().unwrap();
-            let a = layers.pop().unwrap();
-            layers.push(merge_dedup(&a, &b));
-        }
-        let mut next = layers.pop().unwrap_or_default();
+        let mut next = merge_runs(key_runs);
         next.shrink_to_fit();
         // The edges: each run's children found in the next layer.
-        let parts = self.split(&runs, |_, rs| {
+        let parts = self.split(&runs, 2, |rs| {
             Ok(rs.iter().map(|r| r.edges(&next)).collect::<Vec<_>>())
         })?;
         let total: usize = parts.iter().flatten().map(|e| e.1.len()).sum();
@@ -622,6 +621,23 @@ impl<C: Key> PairRun<C> {
         }
         (live, children)
     }
+}
+
+/// Merges sorted, deduplicated runs into one, pairwise in rounds; each
+/// round is a sequential pass, and inputs are freed as they are merged.
+fn merge_runs<K: Ord + Copy>(mut runs: Vec<Vec<K>>) -> Vec<K> {
+    while runs.len() > 1 {
+        let mut merged = Vec::with_capacity(runs.len().div_ceil(2));
+        let mut it = runs.into_iter();
+        while let Some(a) = it.next() {
+            merged.push(match it.next() {
+                Some(b) => merge_dedup(&a, &b),
+                None => a,
+            });
+        }
+        runs = merged;
+    }
+    runs.pop().unwrap_or_default()
 }
 
 /// Merges two sorted, deduplicated vectors into one.
