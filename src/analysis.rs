@@ -137,6 +137,8 @@ const CHECK_EVERY: usize = 4096;
 /// Parents whose (child, parent) pairs are sorted and matched at a time; it
 /// bounds the pair buffer, and a parent's place in it fits 16 bits.
 const PAIR_CHUNK: usize = 1 << 16;
+/// Child keys sorted and deduplicated at a time, bounding the key buffer.
+const KEY_RUN: usize = 1 << 22;
 /// The move count recorded for a board that fails the cheap tests.
 const DEAD: u8 = u8::MAX;
 
@@ -472,8 +474,8 @@ impl Run<'_> {
         // move count, and, a chunk of parents at a time, the sorted (child,
         // parent) pairs of the children that pass the tests.
         let parts = self.split(parents, 4 * CHECK_EVERY, |chunk| {
-            // Each block's child keys are sorted and deduplicated while they
-            // are still in cache; the runs are merged afterwards.
+            // Child keys are sorted and deduplicated a few million at a time;
+            // the runs are merged afterwards.
             let mut keys: Vec<C> = Vec::new();
             let mut key_runs: Vec<Vec<C>> = Vec::new();
             let mut moves = Vec::with_capacity(chunk.len());
@@ -489,24 +491,25 @@ impl Run<'_> {
                     board.moves(lay, &mut list);
                     moves.push(if live { list.len() as u8 } else { DEAD });
                     make_room(&mut keys, list.len());
-                    if !prune {
-                        keys.extend(
-                            list.as_slice()
-                                .iter()
-                                .map(|&mv| C::from_packed(p.child(mv).packed())),
-                        );
-                    }
                     if !live {
+                        if !prune {
+                            keys.extend(
+                                list.as_slice()
+                                    .iter()
+                                    .map(|&mv| C::from_packed(p.child(mv).packed())),
+                            );
+                        }
                         continue;
                     }
                     let mut filter = LiveChildren::new(lay, &board);
                     for &mv in list.as_slice() {
-                        if !filter.passes(lay, &board, mv) {
-                            continue;
-                        }
                         let child = p.child(mv).packed();
-                        if prune {
+                        let passes = filter.passes(lay, &board, mv);
+                        if passes || !prune {
                             keys.push(C::from_packed(child));
+                        }
+                        if !passes {
+                            continue;
                         }
                         if packable {
                             make_room(&mut packed, 1);
@@ -527,12 +530,17 @@ impl Run<'_> {
                     len: block.len(),
                     pairs,
                 };
-                C::sort_dedup(&mut keys);
-                run_bytes += run.bytes() + keys.len() * size_of::<C>();
+                run_bytes += run.bytes();
                 runs.push(run);
-                key_runs.push(keys.clone());
-                keys.clear();
+                if keys.len() >= KEY_RUN {
+                    C::sort_dedup(&mut keys);
+                    run_bytes += keys.len() * size_of::<C>();
+                    key_runs.push(keys.clone());
+                    keys.clear();
+                }
             }
+            C::sort_dedup(&mut keys);
+            key_runs.push(keys);
             Ok((key_runs, moves, runs, run_bytes))
         })?;
         let raw: usize = parts.iter().map(|r| r.3).sum();
