@@ -142,6 +142,9 @@ enum BenchCommand {
         /// Worker threads per analysis
         #[arg(long, default_value_t = 1)]
         threads: usize,
+        /// Memory each analysis may use, e.g. 512M or 16G
+        #[arg(long, default_value = "4G", value_parser = size_arg)]
+        memory_cap: usize,
     },
 }
 
@@ -610,6 +613,7 @@ fn bench(cmd: BenchCommand) -> Result<ExitCode> {
                     &threads.to_string(),
                 ]);
                 cmd.arg(format!("--deal={n}"));
+                cmd.arg(format!("--memory-cap={memory_cap}"));
                 if let Some(d) = depth {
                     cmd.arg(format!("--depth={d}"));
                 }

@@ -31,10 +31,15 @@ pub fn naive_solvable(s: &State, memo: &mut HashMap<String, bool>) -> bool {
 /// Plain breadth-first layers: (distinct states, solvable states) for every
 /// depth 0..k−1 of a k-stack state (empty layers included).
 pub fn naive_layers(s: &State) -> Vec<(u64, u64)> {
+    naive_layers_to(s, usize::MAX)
+}
+
+/// [`naive_layers`] for depths 0..=`deepest` only.
+pub fn naive_layers_to(s: &State, deepest: usize) -> Vec<(u64, u64)> {
     let mut memo = HashMap::new();
     let mut layer: Vec<State> = vec![s.clone()];
     let mut out = Vec::new();
-    for _depth in 0..s.stack_count().max(1) {
+    for _depth in 0..s.stack_count().max(1).min(deepest.saturating_add(1)) {
         let solvable = layer
             .iter()
             .filter(|st| naive_solvable(st, &mut memo))
