@@ -598,6 +598,7 @@ fn bench(cmd: BenchCommand) -> Result<ExitCode> {
             range,
             depth,
             threads,
+            memory_cap,
         } => {
             let exe = std::env::current_exe().context("finding the boaf binary")?;
             println!("deal   seconds   peak RSS MB   states at deepest depth");
