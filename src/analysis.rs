@@ -485,7 +485,11 @@ impl Run<'_> {
             for block in chunk.chunks(PAIR_CHUNK) {
                 let (mut packed, mut plain): (Vec<u64>, Vec<(C, u16)>) = (Vec::new(), Vec::new());
                 for (i, p) in block.iter().enumerate() {
-                    self.check(i, keys.capacity() * size_of::<C>() + run_bytes)?;
+                    let held_runs: usize = key_runs.iter().map(|r| r.len()).sum();
+                    self.check(
+                        i,
+                        (keys.capacity() + held_runs) * size_of::<C>() + run_bytes,
+                    )?;
                     let board = p.board();
                     let live = classify(lay, &board).is_none();
                     board.moves(lay, &mut list);
@@ -534,14 +538,14 @@ impl Run<'_> {
                 runs.push(run);
                 if keys.len() >= KEY_RUN {
                     C::sort_dedup(&mut keys);
-                    run_bytes += keys.len() * size_of::<C>();
-                    key_runs.push(keys.clone());
+                    push_run(&mut key_runs, keys.clone());
                     keys.clear();
                 }
             }
             C::sort_dedup(&mut keys);
-            key_runs.push(keys);
-            Ok((key_runs, moves, runs, run_bytes))
+            push_run(&mut key_runs, keys);
+            let key_bytes: usize = key_runs.iter().map(|r| r.capacity() * size_of::<C>()).sum();
+            Ok((key_runs, moves, runs, run_bytes + key_bytes))
         })?;
         let raw: usize = parts.iter().map(|r| r.3).sum();
         self.reserve(raw)?;
@@ -553,7 +557,7 @@ impl Run<'_> {
             key_runs.extend(k);
             runs.extend(r);
         }
-        let mut next = merge_runs(key_runs);
+        let mut next = merge_runs(key_runs, self.opts.threads.max(1));
         next.shrink_to_fit();
         // The edges: each run's children found in the next layer.
         let parts = self.split(&runs, 2, |rs| {
@@ -631,19 +635,53 @@ impl<C: Key> PairRun<C> {
     }
 }
 
+/// Adds a sorted, deduplicated run to a stack of runs, merging the top two
+/// while the newer is at least half the older (a binary counter). Keys repeat
+/// across runs, so merging early keeps the stack near twice the distinct keys
+/// rather than all the keys generated.
+fn push_run<K: Ord + Copy>(runs: &mut Vec<Vec<K>>, run: Vec<K>) {
+    runs.push(run);
+    while runs.len() >= 2 && 2 * runs[runs.len() - 1].len() >= runs[runs.len() - 2].len() {
+        let b = runs.pop().unwrap();
+        let a = runs.pop().unwrap();
+        runs.push(merge_dedup(&a, &b));
+    }
+}
+
 /// Merges sorted, deduplicated runs into one, pairwise in rounds; each
-/// round is a sequential pass, and inputs are freed as they are merged.
-fn merge_runs<K: Ord + Copy>(mut runs: Vec<Vec<K>>) -> Vec<K> {
+/// round is a sequential pass, its merges spread over `threads`, and inputs
+/// are freed as they are merged.
+fn merge_runs<K: Ord + Copy + Send + Sync>(mut runs: Vec<Vec<K>>, threads: usize) -> Vec<K> {
     while runs.len() > 1 {
-        let mut merged = Vec::with_capacity(runs.len().div_ceil(2));
+        let mut pairs: Vec<(Vec<K>, Option<Vec<K>>)> = Vec::with_capacity(runs.len().div_ceil(2));
         let mut it = runs.into_iter();
         while let Some(a) = it.next() {
-            merged.push(match it.next() {
-                Some(b) => merge_dedup(&a, &b),
-                None => a,
-            });
+            pairs.push((a, it.next()));
         }
-        runs = merged;
+        let merge = |(a, b): (Vec<K>, Option<Vec<K>>)| match b {
+            Some(b) => merge_dedup(&a, &b),
+            None => a,
+        };
+        runs = if threads > 1 && pairs.len() > 1 {
+            let per = pairs.len().div_ceil(threads);
+            let mut groups: Vec<Vec<(Vec<K>, Option<Vec<K>>)>> = Vec::new();
+            while !pairs.is_empty() {
+                let rest = pairs.split_off(pairs.len().min(per));
+                groups.push(std::mem::replace(&mut pairs, rest));
+            }
+            std::thread::scope(|s| {
+                let handles: Vec<_> = groups
+                    .into_iter()
+                    .map(|g| s.spawn(move || g.into_iter().map(merge).collect::<Vec<_>>()))
+                    .collect();
+                handles
+                    .into_iter()
+                    .flat_map(|h| h.join().expect("merge worker panicked"))
+                    .collect()
+            })
+        } else {
+            pairs.into_iter().map(merge).collect()
+        };
     }
     runs.pop().unwrap_or_default()
 }
