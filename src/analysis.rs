@@ -635,6 +635,9 @@ impl<C: Key> PairRun<C> {
     }
 }
 
+/// Two runs to merge in one round (the second is missing for an odd one out).
+type RunPair<K> = (Vec<K>, Option<Vec<K>>);
+
 /// Adds a sorted, deduplicated run to a stack of runs, merging the top two
 /// while the newer is at least half the older (a binary counter). Keys repeat
 /// across runs, so merging early keeps the stack near twice the distinct keys
@@ -653,18 +656,18 @@ fn push_run<K: Ord + Copy>(runs: &mut Vec<Vec<K>>, run: Vec<K>) {
 /// are freed as they are merged.
 fn merge_runs<K: Ord + Copy + Send + Sync>(mut runs: Vec<Vec<K>>, threads: usize) -> Vec<K> {
     while runs.len() > 1 {
-        let mut pairs: Vec<(Vec<K>, Option<Vec<K>>)> = Vec::with_capacity(runs.len().div_ceil(2));
+        let mut pairs: Vec<RunPair<K>> = Vec::with_capacity(runs.len().div_ceil(2));
         let mut it = runs.into_iter();
         while let Some(a) = it.next() {
             pairs.push((a, it.next()));
         }
-        let merge = |(a, b): (Vec<K>, Option<Vec<K>>)| match b {
+        let merge = |(a, b): RunPair<K>| match b {
             Some(b) => merge_dedup(&a, &b),
             None => a,
         };
         runs = if threads > 1 && pairs.len() > 1 {
             let per = pairs.len().div_ceil(threads);
-            let mut groups: Vec<Vec<(Vec<K>, Option<Vec<K>>)>> = Vec::new();
+            let mut groups: Vec<Vec<RunPair<K>>> = Vec::new();
             while !pairs.is_empty() {
                 let rest = pairs.split_off(pairs.len().min(per));
                 groups.push(std::mem::replace(&mut pairs, rest));
