@@ -356,13 +356,19 @@ impl Layer {
 /// layer, all states' lists laid end to end.
 struct Step {
     moves: Vec<u8>,
-    live: Vec<u8>,
-    children: Vec<u32>,
+    /// Per run of parents, in order: live-child counts and child indices
+    /// (kept as built, so they are never copied into one vector).
+    edges: Vec<(Vec<u8>, Vec<u32>)>,
 }
 
 impl Step {
     fn bytes(&self) -> usize {
-        self.moves.capacity() + self.live.capacity() + self.children.capacity() * 4
+        self.moves.capacity()
+            + self
+                .edges
+                .iter()
+                .map(|(l, c)| l.capacity() + c.capacity() * 4)
+                .sum::<usize>()
     }
 }
 
@@ -563,21 +569,8 @@ impl Run<'_> {
         let parts = self.split(&runs, 2, |rs| {
             Ok(rs.iter().map(|r| r.edges(&next)).collect::<Vec<_>>())
         })?;
-        let total: usize = parts.iter().flatten().map(|e| e.1.len()).sum();
-        let mut live = Vec::with_capacity(parents.len());
-        let mut children = Vec::with_capacity(total);
-        for (l, c) in parts.into_iter().flatten() {
-            live.extend(l);
-            children.extend(c);
-        }
-        Ok((
-            next,
-            Step {
-                moves,
-                live,
-                children,
-            },
-        ))
+        let edges = parts.into_iter().flatten().collect();
+        Ok((next, Step { moves, edges }))
     }
 }
 
@@ -789,10 +782,15 @@ pub fn analyze(state: &State, opts: &AnalysisOptions) -> Result<Analysis, Search
         }
         let step = steps.pop().expect("one step per depth");
         let mut solvable = vec![0u64; sizes[depth].div_ceil(64)];
-        let (mut tension, mut counted, mut at) = (0.0, 0u64, 0usize);
-        for (p, (&live, &moves)) in step.live.iter().zip(&step.moves).enumerate() {
-            let kids = &step.children[at..at + live as usize];
-            at += live as usize;
+        let (mut tension, mut counted) = (0.0, 0u64);
+        let lists = step.edges.iter().flat_map(|(live, children)| {
+            let mut at = 0;
+            live.iter().map(move |&n| {
+                at += n as usize;
+                &children[at - n as usize..at]
+            })
+        });
+        for (p, (kids, &moves)) in lists.zip(&step.moves).enumerate() {
             let wins = kids
                 .iter()
                 .filter(|&&c| bit(&solvable_below, c as usize))
