@@ -563,6 +563,9 @@ impl Run<'_> {
             key_runs.extend(k);
             runs.extend(r);
         }
+        // Merging holds its inputs and its output at once.
+        let key_bytes: usize = key_runs.iter().map(|r| r.len() * size_of::<C>()).sum();
+        self.reserve(raw + key_bytes)?;
         let mut next = merge_runs(key_runs, self.opts.threads.max(1));
         next.shrink_to_fit();
         // The edges: each run's children found in the next layer.

@@ -3,7 +3,7 @@
 
 use anyhow::{Context, Result, bail};
 use boaf::analysis::{AnalysisOptions, DepthCount, Progress};
-use boaf::deal::deal;
+use boaf::deal::{deal, deal_on};
 use boaf::features::{Features, features};
 use boaf::notation::{ParseError, parse_grid, parse_state, to_compact, to_grid};
 use boaf::solver::{Limits, Solver, Verdict};
@@ -61,7 +61,7 @@ struct StateInput {
     /// The state (see below), or '-' to read it from standard input
     #[arg(allow_hyphen_values = true)]
     state: Option<String>,
-    /// Use the deal with this number instead of a state
+    /// Use the deal with this number instead of a state (on --grid if given)
     #[arg(long, allow_negative_numbers = true, conflicts_with = "state")]
     deal: Option<i32>,
     /// The grid of a compact state that is not 4x4, written RxC (e.g. 3x5)
@@ -206,7 +206,7 @@ fn explain(text: &str, e: &ParseError) -> String {
 /// Reads the state an input names.
 fn read_state(input: &StateInput) -> Result<State> {
     if let Some(n) = input.deal {
-        return Ok(deal(n));
+        return Ok(deal_on(n, input.grid.unwrap_or(Grid::SQUARE4)));
     }
     let arg = match input.state.as_deref() {
         Some(arg) => arg,
@@ -299,7 +299,7 @@ struct SolveReport {
 
 fn solve(args: SolveArgs) -> Result<ExitCode> {
     if let Some(file) = &args.batch {
-        return solve_batch(file);
+        return solve_batch(file, args.input.grid);
     }
     let state = read_state(&args.input)?;
     let verdict = Solver::default().solve(&state)?;
@@ -330,7 +330,7 @@ fn solve(args: SolveArgs) -> Result<ExitCode> {
 }
 
 /// One state per line; bad lines are reported with their line number and skipped.
-fn solve_batch(file: &str) -> Result<ExitCode> {
+fn solve_batch(file: &str, grid: Option<Grid>) -> Result<ExitCode> {
     let reader: Box<dyn BufRead> = if file == "-" {
         Box::new(std::io::stdin().lock())
     } else {
@@ -349,11 +349,12 @@ fn solve_batch(file: &str) -> Result<ExitCode> {
     for (i, line) in reader.lines().enumerate() {
         let line = line.with_context(|| format!("reading line {}", i + 1))?;
         pb.inc(line.len() as u64 + 1);
-        let text = line.split(',').next().unwrap_or("").trim();
-        if text.is_empty() || text.starts_with('#') {
+        // Untrimmed, so error columns count from the start of the line.
+        let text = line.split(',').next().unwrap_or("");
+        if text.trim().is_empty() || text.trim_start().starts_with('#') {
             continue;
         }
-        match parse_state(text, None) {
+        match parse_state(text, grid) {
             Ok(state) => {
                 let solvable = solver.solve(&state)?.is_solvable();
                 writeln!(out, "{},{}", to_compact(&state), solvable as u8)?;

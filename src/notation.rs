@@ -83,6 +83,9 @@ pub enum ParseErrorKind {
     /// A grid size that is not `RxC`.
     #[error("a grid is written RxC with 1 to 16 cells, like 4x4")]
     BadGrid,
+    /// Only empty cells.
+    #[error("the state has no cards")]
+    NoCards,
 }
 
 /// A notation error and where it is.
@@ -140,7 +143,7 @@ fn cell_token(t: &Token) -> Result<Option<Card>, ParseError> {
 /// Parses a card like `TH` (case-insensitive).
 pub fn parse_card(text: &str) -> Result<Card, ParseError> {
     let t = text.trim();
-    let column = 1 + text.len() - text.trim_start().len();
+    let column = 1 + text.chars().count() - text.trim_start().chars().count();
     if t.is_empty() {
         return Err(err(1, 1, ParseErrorKind::Empty));
     }
@@ -157,7 +160,7 @@ pub fn parse_card(text: &str) -> Result<Card, ParseError> {
 /// Parses a move like `JS-JC` into (moving top, target top). `->` and `→` are accepted too.
 pub fn parse_move(text: &str) -> Result<(Card, Card), ParseError> {
     let t = text.trim();
-    let offset = text.len() - text.trim_start().len();
+    let offset = text.chars().count() - text.trim_start().chars().count();
     let (sep_at, sep_len) = ["->", "→", "-"]
         .iter()
         .find_map(|sep| t.find(sep).map(|i| (i, sep.len())))
@@ -236,8 +239,8 @@ pub fn parse_state(text: &str, grid: Option<Grid>) -> Result<State, ParseError> 
         && want != found_grid
     {
         return Err(err(
-            1,
-            1,
+            tokens[0].line,
+            tokens[0].column,
             ParseErrorKind::GridMismatch {
                 expected: want,
                 found: found_grid,
@@ -263,6 +266,13 @@ pub fn parse_state(text: &str, grid: Option<Grid>) -> Result<State, ParseError> 
             first_seen[card.code() as usize] = Some((t.line, t.column));
         }
         cells.push(card);
+    }
+    if cells.iter().all(Option::is_none) {
+        return Err(err(
+            tokens[0].line,
+            tokens[0].column,
+            ParseErrorKind::NoCards,
+        ));
     }
     Ok(State::new(found_grid, &cells).expect("cells checked above"))
 }
@@ -300,7 +310,11 @@ fn grid_tokens(text: &str) -> Result<(Grid, Vec<Token<'_>>), ParseError> {
     }
     // Blank lines (and a trailing '/') separate nothing.
     let rows: Vec<Vec<Token>> = rows.into_iter().filter(|r| !r.is_empty()).collect();
-    let cols = rows[0].len();
+    let Some(first_row) = rows.first() else {
+        // Only separators, like "/".
+        return Err(err(1, 1, ParseErrorKind::NoCards));
+    };
+    let cols = first_row.len();
     for (i, row) in rows.iter().enumerate().skip(1) {
         if row.len() != cols {
             return Err(err(

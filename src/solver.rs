@@ -314,10 +314,12 @@ impl Solver {
                 let child = board.apply(mv);
                 let score = match self.ordering {
                     // Fewest flock neighbours buried first, ties in move order.
-                    0 => 64 * (MAX_CELLS as u32 - (lay.flock_masks()[buried] & alive).count_ones()),
+                    0 => {
+                        256 * (MAX_CELLS as u32 - (lay.flock_masks()[buried] & alive).count_ones())
+                    }
                     // The same, ties in reverse move order.
                     1 => {
-                        64 * (MAX_CELLS as u32 - (lay.flock_masks()[buried] & alive).count_ones())
+                        256 * (MAX_CELLS as u32 - (lay.flock_masks()[buried] & alive).count_ones())
                             + frame.children.len() as u32
                     }
                     // Most legal moves afterwards first.
@@ -326,9 +328,8 @@ impl Solver {
                 frame.children.push((score, mv, child));
             }
         }
-        frame
-            .children
-            .sort_unstable_by_key(|c| std::cmp::Reverse(c.0));
+        // Stable, so equal scores keep move order, as the orderings intend.
+        frame.children.sort_by_key(|c| std::cmp::Reverse(c.0));
         let mut found = false;
         for &(_, mv, child) in &frame.children {
             path.push(mv);

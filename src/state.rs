@@ -48,7 +48,7 @@ impl Grid {
 
     /// A grid of `rows`×`cols` cells; at least one cell and at most 16.
     pub fn new(rows: usize, cols: usize) -> Result<Grid, StateError> {
-        if rows == 0 || cols == 0 || rows * cols > MAX_CELLS {
+        if rows == 0 || cols == 0 || rows.checked_mul(cols).is_none_or(|n| n > MAX_CELLS) {
             return Err(StateError::BadGrid { rows, cols });
         }
         Ok(Grid {
@@ -127,6 +127,9 @@ pub enum StateError {
     /// A card appears twice.
     #[error("card {0} appears twice")]
     DuplicateCard(Card),
+    /// Stack sizes that add up to more than a deck.
+    #[error("the stacks hold more than 52 cards")]
+    TooManyCardsInStacks,
     /// A stack size of zero on a card, or a size given for an empty cell.
     #[error("cell {0} has a bad stack size")]
     BadSize(usize),
@@ -174,6 +177,9 @@ impl State {
                 expected: grid.cells(),
                 found: cells.len(),
             });
+        }
+        if sizes.iter().map(|&s| s as usize).sum::<usize>() > 52 {
+            return Err(StateError::TooManyCardsInStacks);
         }
         let mut seen = 0u64;
         let mut state = State {
@@ -348,5 +354,34 @@ impl State {
             s = s.apply(mv).map_err(|e| (i, e))?;
         }
         Ok(s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grid_sizes_are_checked_without_overflow() {
+        assert!(Grid::new(4, 4).is_ok());
+        assert!(Grid::new(1, 16).is_ok());
+        assert!(Grid::new(0, 4).is_err());
+        assert!(Grid::new(5, 4).is_err());
+        // r·c overflows usize; it must be an error, not a wrap or a panic.
+        assert!(Grid::new(usize::MAX / 2 + 1, 2).is_err());
+        assert!(Grid::new(4_611_686_018_427_387_905, 4).is_err());
+    }
+
+    #[test]
+    fn stacks_cannot_hold_more_than_a_deck() {
+        let card = |c| Card::from_code(c);
+        let cells = [card(0), card(1), None, None];
+        let grid = Grid::new(2, 2).unwrap();
+        assert_eq!(
+            State::with_sizes(grid, &cells, &[40, 13, 0, 0]),
+            Err(StateError::TooManyCardsInStacks)
+        );
+        let s = State::with_sizes(grid, &cells, &[40, 12, 0, 0]).unwrap();
+        assert_eq!(s.apply(Move { from: 0, to: 1 }).unwrap().score(), 52 * 52);
     }
 }

@@ -70,18 +70,19 @@ fn unsolvable_class_is_reported() {
 
 #[test]
 fn batch_ignores_labels_and_reports_bad_lines() {
-    let input = "TH5HKSTC6SACTS6C6HQD4SJDJS3C5D3S,1\n\n5S5H6H6S5D4D2HJHKD2SQD2DAS9C3SJD,0\nTH5HKSTC6SACTS6C6HQD4SJDJS3C5D3X\n";
+    let input = "TH5HKSTC6SACTS6C6HQD4SJDJS3C5D3S,1\n\n5S5H6H6S5D4D2HJHKD2SQD2DAS9C3SJD,0\n  TH5HKSTC6SACTS6C6HQD4SJDJS3C5D3X\n/\n";
     let out = boaf(&["solve", "--batch", "-"], input);
     assert_eq!(
         text(&out.stdout),
         "TH5HKSTC6SACTS6C6HQD4SJDJS3C5D3S,1\n5S5H6H6S5D4D2HJHKD2SQD2DAS9C3SJD,0\n"
     );
     assert!(!out.status.success());
-    assert!(
-        text(&out.stderr).contains("-:4:32: unknown suit 'X'"),
-        "{}",
-        text(&out.stderr)
-    );
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("-:4:34: unknown suit 'X'"), "{stderr}");
+    assert!(stderr.contains("-:5:1: the state has no cards"), "{stderr}");
+    // Compact states of another grid need --grid.
+    let out = boaf(&["solve", "--batch", "-", "--grid", "2x2"], "AS2S3S..\n");
+    assert_eq!(text(&out.stdout), "AS2S3S--,1\n");
 }
 
 #[test]
@@ -130,7 +131,7 @@ fn analyze_json_has_the_documented_shape() {
 
 #[test]
 fn bad_input_says_what_and_where() {
-    let cases: [(&[&str], &str); 6] = [
+    let cases: [(&[&str], &str); 8] = [
         (
             &["solve", "TH5HKSTC6SACTS6C6HQD4SJDJS3C5D3X"],
             "line 1, column 32: unknown suit 'X'",
@@ -148,6 +149,11 @@ fn bad_input_says_what_and_where() {
             "a grid is written RxC with 1 to 16 cells",
         ),
         (&["deals", "5..2"], "the range 5..2 is empty"),
+        (&["solve", "/"], "the state has no cards"),
+        (
+            &["solve", "--grid", "4611686018427387905x4", "AS"],
+            "a grid is written RxC",
+        ),
         (
             &["analyze", "--memory-cap", "lots", "--deal", "1"],
             "'lots' is not a size",
