@@ -205,84 +205,67 @@ impl Key for u128 {
     }
 }
 
-/// Radix sort by a u64 key. Layers are tens of millions of keys, where this
-/// beats a comparison sort several times over. A first MSD pass on the top 11
-/// significant bits permutes in place (American flag sort), so no scratch of
-/// the full size is needed; each bucket is then sorted LSD, 11 bits a pass,
-/// with a scratch of the bucket's size.
-fn radix_sort_by<T: Copy + Default>(items: &mut [T], key: impl Fn(&T) -> u64 + Copy) {
+/// Radix sort by a u64 key, for the key runs (at most [`KEY_RUN`] keys) and
+/// pair blocks of the forward pass, where it beats a comparison sort several
+/// times over. A first pass scatters on the top 11 significant bits into a
+/// scratch vector (a streaming write); each bucket, now small enough for the
+/// cache, is then sorted LSD 8 bits a pass with small histograms.
+fn radix_sort_by<T: Copy + Default>(items: &mut Vec<T>, key: impl Fn(&T) -> u64 + Copy) {
+    const TOP: usize = 11;
     if items.len() < 1 << 12 {
         items.sort_unstable_by_key(key);
         return;
     }
     let used = items.iter().fold(0u64, |m, x| m | key(x));
     let bits = (64 - used.leading_zeros()) as usize;
-    let shift = bits.saturating_sub(DIGIT);
-    let digit = |x: &T| (key(x) >> shift & MASK) as usize;
-    let mut counts = vec![0usize; 1 << DIGIT];
+    let shift = bits.saturating_sub(TOP);
+    let digit = |x: &T| (key(x) >> shift) as usize & ((1 << TOP) - 1);
+    let mut starts = vec![0usize; (1 << TOP) + 1];
     for x in items.iter() {
-        counts[digit(x)] += 1;
+        starts[digit(x) + 1] += 1;
     }
-    let mut heads = vec![0usize; 1 << DIGIT];
-    let mut tails = vec![0usize; 1 << DIGIT];
-    let mut sum = 0;
-    for b in 0..1 << DIGIT {
-        heads[b] = sum;
-        sum += counts[b];
-        tails[b] = sum;
+    for b in 0..1 << TOP {
+        starts[b + 1] += starts[b];
     }
-    for b in 0..1 << DIGIT {
-        while heads[b] < tails[b] {
-            let mut x = items[heads[b]];
-            let mut d = digit(&x);
-            while d != b {
-                std::mem::swap(&mut x, &mut items[heads[d]]);
-                heads[d] += 1;
-                d = digit(&x);
-            }
-            items[heads[b]] = x;
-            heads[b] += 1;
-        }
+    let mut scratch = vec![T::default(); items.len()];
+    let mut heads = starts.clone();
+    for x in items.iter() {
+        let d = digit(x);
+        scratch[heads[d]] = *x;
+        heads[d] += 1;
     }
+    std::mem::swap(items, &mut scratch);
     if shift == 0 {
         return;
     }
-    let mut scratch = Vec::new();
-    let mut start = 0;
-    for &n in &counts {
-        lsd_sort(&mut items[start..start + n], &mut scratch, key, shift);
-        start += n;
+    for b in 0..1 << TOP {
+        lsd_sort(
+            &mut items[starts[b]..starts[b + 1]],
+            &mut scratch,
+            key,
+            shift,
+        );
     }
 }
 
-/// Radix digit width and mask.
-const DIGIT: usize = 11;
-const MASK: u64 = (1 << DIGIT) - 1;
-
-/// LSD radix sort of a slice on the key's low `bits` bits.
-fn lsd_sort<T: Copy + Default>(
-    items: &mut [T],
-    scratch: &mut Vec<T>,
-    key: impl Fn(&T) -> u64,
-    bits: usize,
-) {
-    if items.len() < 256 {
+/// LSD radix sort of a slice on the key's low `bits` bits, 8 bits a pass.
+fn lsd_sort<T: Copy>(items: &mut [T], scratch: &mut [T], key: impl Fn(&T) -> u64, bits: usize) {
+    if items.len() < 64 {
         items.sort_unstable_by_key(|x| key(x) & ((1u64 << bits) - 1));
         return;
     }
-    scratch.clear();
-    scratch.resize(items.len(), T::default());
+    let scratch = &mut scratch[..items.len()];
     let mut in_scratch = false;
-    let mut counts = [0usize; 1 << DIGIT];
-    for shift in (0..bits).step_by(DIGIT) {
+    let mut counts = [0usize; 256];
+    for shift in (0..bits).step_by(8) {
         let (from, to): (&mut [T], &mut [T]) = if in_scratch {
-            (&mut scratch[..], &mut *items)
+            (&mut *scratch, &mut *items)
         } else {
-            (&mut *items, &mut scratch[..])
+            (&mut *items, &mut *scratch)
         };
         counts.fill(0);
         for x in from.iter() {
-            counts[(key(x) >> shift & MASK) as usize] += 1;
+            counts[(key(x) >> shift) as usize & 0xff] += 1;
         }
         if counts.contains(&from.len()) {
             continue; // one digit value for all: this pass would move nothing
@@ -294,7 +277,7 @@ fn lsd_sort<T: Copy + Default>(
             sum += n;
         }
         for x in from.iter() {
-            let d = (key(x) >> shift & MASK) as usize;
+            let d = (key(x) >> shift) as usize & 0xff;
             to[counts[d]] = *x;
             counts[d] += 1;
         }
