@@ -286,6 +286,26 @@ impl Layout {
     }
 }
 
+/// Defines a child-key function for one key width (the same bit operations
+/// serve `u128` keys and the cheaper `u64` ones).
+macro_rules! child_key_fn {
+    ($(#[$doc:meta])* $name:ident, $key:ty) => {
+        $(#[$doc])*
+        #[inline]
+        pub fn $name(key: $key, mv: Move) -> $key {
+            let occ = key as u16;
+            let rank = |cell: u8| (occ & ((1u16 << cell) - 1)).count_ones();
+            let (ra, rb) = (4 * rank(mv.from), 4 * rank(mv.to));
+            let mut tops = key >> 16;
+            let moving = tops >> ra & 0xf;
+            tops = tops & !(0xf << rb) | moving << rb;
+            let low = tops & (((1 as $key) << ra) - 1);
+            let high = tops >> (ra + 4) << ra;
+            (low | high) << 16 | (occ & !(1 << mv.from)) as $key
+        }
+    };
+}
+
 impl Board {
     /// The card index on top of a cell.
     #[inline]
@@ -398,35 +418,19 @@ impl Board {
         Board { at, occ }
     }
 
-    /// The packed key of the child after `mv`, computed from this board's
-    /// packed key in a few bit operations: the moving top's nibble replaces
-    /// the target's, then the vacated cell's nibble and occupancy bit go.
-    #[inline]
-    pub fn child_key(key: u128, mv: Move) -> u128 {
-        let occ = key as u16;
-        let rank = |cell: u8| (occ & ((1u16 << cell) - 1)).count_ones();
-        let (ra, rb) = (4 * rank(mv.from), 4 * rank(mv.to));
-        let mut tops = key >> 16;
-        let moving = tops >> ra & 0xf;
-        tops = tops & !(0xf << rb) | moving << rb;
-        let low = tops & ((1u128 << ra) - 1);
-        let high = tops >> (ra + 4) << ra;
-        (low | high) << 16 | (occ & !(1 << mv.from)) as u128
-    }
+    child_key_fn!(
+        /// The packed key of the child after `mv`, computed from this board's
+        /// packed key in a few bit operations: the moving top's nibble replaces
+        /// the target's, then the vacated cell's nibble and occupancy bit go.
+        child_key,
+        u128
+    );
 
-    /// [`Board::child_key`] for keys of at most 12 stacks, in 64-bit arithmetic.
-    #[inline]
-    pub fn child_key64(key: u64, mv: Move) -> u64 {
-        let occ = key as u16;
-        let rank = |cell: u8| (occ & ((1u16 << cell) - 1)).count_ones();
-        let (ra, rb) = (4 * rank(mv.from), 4 * rank(mv.to));
-        let mut tops = key >> 16;
-        let moving = tops >> ra & 0xf;
-        tops = tops & !(0xf << rb) | moving << rb;
-        let low = tops & ((1u64 << ra) - 1);
-        let high = tops >> (ra + 4) << ra;
-        (low | high) << 16 | (occ & !(1 << mv.from)) as u64
-    }
+    child_key_fn!(
+        /// [`Board::child_key`] for keys of at most 12 stacks, in 64-bit arithmetic.
+        child_key64,
+        u64
+    );
 
     /// [`Board::unpack`] for keys of at most 12 stacks, in 64-bit arithmetic.
     #[inline]
