@@ -867,7 +867,8 @@ mod tests {
         assert_eq!(a.depths[0].tension, Some(0.5));
         assert_eq!(a.depths[1].tension, Some(0.0));
         assert_eq!(a.depths[2].tension, None);
-        // Stopping at depth 1 settles that layer with the solver instead: same numbers.
+        // Stopping the count at depth 1 settles that layer through the pruned
+        // layers below it instead: the same numbers.
         let opts = AnalysisOptions {
             max_depth: Some(1),
             ..Default::default()

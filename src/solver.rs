@@ -113,11 +113,11 @@ impl Default for Limits {
 /// Nodes between two looks at the cancel flag and the memory cap.
 const CHECK_EVERY: u64 = 4096;
 /// Bytes a table entry costs, counting the hash map's spare room.
-pub(crate) const ENTRY_BYTES: usize = 24;
+const ENTRY_BYTES: usize = 24;
 
 /// A fast hasher for packed keys, which are already well spread in their low bits.
 #[derive(Default, Clone, Copy)]
-pub struct KeyHasher(u64);
+struct KeyHasher(u64);
 
 impl Hasher for KeyHasher {
     #[inline]
@@ -139,7 +139,7 @@ impl Hasher for KeyHasher {
 }
 
 /// A hash map keyed by packed boards.
-pub type KeyMap<V> = HashMap<u64, V, BuildHasherDefault<KeyHasher>>;
+type KeyMap<V> = HashMap<u64, V, BuildHasherDefault<KeyHasher>>;
 
 /// A reusable solver; its table can serve many states of one layout.
 pub struct Solver {
