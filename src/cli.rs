@@ -262,8 +262,8 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
         Command::Solve(args) => solve(args),
         Command::Deals(args) => {
-            let threads = args.threads.unwrap_or_else(default_threads);
-            let report = check_deals(args.range, threads, true)?;
+            let threads = args.threads.unwrap_or_else(default_threads).max(1);
+            let report = check_deals(args.range, threads)?;
             let mut out = std::io::stdout().lock();
             if args.json {
                 writeln!(out, "{}", serde_json::to_string(&report)?)?;
@@ -404,15 +404,11 @@ impl DealsReport {
 }
 
 /// Solves every deal in the range on `threads` threads, timing each.
-fn check_deals((start, end): (i64, i64), threads: usize, show: bool) -> Result<DealsReport> {
+fn check_deals((start, end): (i64, i64), threads: usize) -> Result<DealsReport> {
     let count = (end - start) as usize;
     let next = AtomicUsize::new(0);
     let results = Mutex::new(Vec::with_capacity(count));
-    let pb = if show {
-        bar(count as u64, "deals")
-    } else {
-        ProgressBar::hidden()
-    };
+    let pb = bar(count as u64, "deals");
     let wall = Instant::now();
     std::thread::scope(|s| -> Result<()> {
         let workers: Vec<_> = (0..threads.max(1))
@@ -587,7 +583,7 @@ fn bench(cmd: BenchCommand) -> Result<ExitCode> {
         } => {
             let mut reports = Vec::new();
             for run in 1..=runs.max(1) {
-                let r = check_deals(range, threads, true)?;
+                let r = check_deals(range, threads.max(1))?;
                 println!("run {run}: {}", r.summary());
                 reports.push(r);
             }
