@@ -99,6 +99,19 @@ struct DealsArgs {
 struct AnalyzeArgs {
     #[command(flatten)]
     input: StateInput,
+    #[command(flatten)]
+    run: AnalysisRun,
+    /// Print JSON
+    #[arg(long)]
+    json: bool,
+    /// Print time and peak memory as JSON on standard error (for benchmarks)
+    #[arg(long, hide = true)]
+    stats: bool,
+}
+
+/// How deep and with what resources an analysis runs (for `analyze` and its benchmark).
+#[derive(Args)]
+struct AnalysisRun {
     /// Deepest depth to count (default: to one stack). The features' depths
     /// (3 and the halfway depth) are always included.
     #[arg(long)]
@@ -109,12 +122,6 @@ struct AnalyzeArgs {
     /// Memory the layers and tables may use, e.g. 512M or 4G
     #[arg(long, default_value = "4G", value_parser = size_arg)]
     memory_cap: usize,
-    /// Print JSON
-    #[arg(long)]
-    json: bool,
-    /// Print time and peak memory as JSON on standard error (for benchmarks)
-    #[arg(long, hide = true)]
-    stats: bool,
 }
 
 #[derive(Subcommand)]
@@ -136,15 +143,8 @@ enum BenchCommand {
         /// Deal numbers A..B
         #[arg(long, default_value = "0..10", allow_hyphen_values = true, value_parser = range_arg)]
         range: (i64, i64),
-        /// Deepest depth to count (default: to one stack)
-        #[arg(long)]
-        depth: Option<usize>,
-        /// Worker threads per analysis
-        #[arg(long, default_value_t = 1)]
-        threads: usize,
-        /// Memory each analysis may use, e.g. 512M or 16G
-        #[arg(long, default_value = "4G", value_parser = size_arg)]
-        memory_cap: usize,
+        #[command(flatten)]
+        run: AnalysisRun,
     },
 }
 
@@ -262,7 +262,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
         Command::Solve(args) => solve(args),
         Command::Deals(args) => {
-            let threads = args.threads.unwrap_or_else(default_threads).max(1);
+            let threads = args.threads.unwrap_or_else(default_threads);
             let report = check_deals(args.range, threads)?;
             let mut out = std::io::stdout().lock();
             if args.json {
@@ -405,6 +405,7 @@ impl DealsReport {
 
 /// Solves every deal in the range on `threads` threads, timing each.
 fn check_deals((start, end): (i64, i64), threads: usize) -> Result<DealsReport> {
+    let threads = threads.max(1);
     let count = (end - start) as usize;
     let next = AtomicUsize::new(0);
     let results = Mutex::new(Vec::with_capacity(count));
@@ -487,10 +488,10 @@ fn analyze(args: AnalyzeArgs) -> Result<ExitCode> {
         })
     };
     let opts = AnalysisOptions {
-        max_depth: Some(args.depth.unwrap_or(usize::MAX)),
-        threads: args.threads.max(1),
+        max_depth: Some(args.run.depth.unwrap_or(usize::MAX)),
+        threads: args.run.threads.max(1),
         limits: Limits {
-            memory_cap: args.memory_cap,
+            memory_cap: args.run.memory_cap,
             cancel: None,
         },
         progress: Some(hook),
@@ -583,7 +584,7 @@ fn bench(cmd: BenchCommand) -> Result<ExitCode> {
         } => {
             let mut reports = Vec::new();
             for run in 1..=runs.max(1) {
-                let r = check_deals(range, threads.max(1))?;
+                let r = check_deals(range, threads)?;
                 println!("run {run}: {}", r.summary());
                 reports.push(r);
             }
@@ -591,12 +592,12 @@ fn bench(cmd: BenchCommand) -> Result<ExitCode> {
             let mid = &reports[reports.len() / 2];
             println!("median run: {}", mid.summary());
         }
-        BenchCommand::Analyze {
-            range,
-            depth,
-            threads,
-            memory_cap,
-        } => {
+        BenchCommand::Analyze { range, run } => {
+            let AnalysisRun {
+                depth,
+                threads,
+                memory_cap,
+            } = run;
             let exe = std::env::current_exe().context("finding the boaf binary")?;
             println!("deal   seconds   peak RSS MB   states at deepest depth");
             let mut times = Vec::new();
