@@ -151,6 +151,8 @@ trait Key: Copy + Ord + Default + Send + Sync + 'static {
     fn child(self, mv: Move) -> Self;
     /// Sorts and removes duplicates.
     fn sort_dedup(keys: &mut Vec<Self>);
+    /// Sorts (key, parent) pairs by key.
+    fn sort_pairs(pairs: &mut Vec<(Self, u16)>);
     /// Whether keys of at most 48 bits may be packed with a 16-bit parent.
     const PACKS_WITH_PARENT: bool;
 }
@@ -178,6 +180,9 @@ impl Key for u64 {
         radix_sort_by(keys, |&k| k);
         keys.dedup();
     }
+    fn sort_pairs(pairs: &mut Vec<(u64, u16)>) {
+        radix_sort_by(pairs, |p| p.0);
+    }
 }
 
 impl Key for u128 {
@@ -202,6 +207,9 @@ impl Key for u128 {
     fn sort_dedup(keys: &mut Vec<u128>) {
         keys.sort_unstable();
         keys.dedup();
+    }
+    fn sort_pairs(pairs: &mut Vec<(u128, u16)>) {
+        pairs.sort_unstable_by_key(|p| p.0);
     }
 }
 
@@ -516,7 +524,7 @@ impl Run<'_> {
                     radix_sort_by(&mut packed, |&x| x);
                     Pairs::Packed(packed)
                 } else {
-                    plain.sort_unstable_by_key(|p| p.0);
+                    C::sort_pairs(&mut plain);
                     Pairs::Plain(plain)
                 };
                 let run = PairRun {
