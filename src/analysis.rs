@@ -18,7 +18,7 @@
 //! an OOM kill. The cancel flag is checked every few thousand states.
 
 use crate::board::{Board, Layout, LiveChildren, MoveList};
-use crate::solver::{Limits, SearchError, classify};
+use crate::solver::{Limits, SearchError};
 use crate::state::{Move, State};
 use serde::Serialize;
 use std::sync::Arc;
@@ -413,13 +413,15 @@ impl Run<'_> {
         Ok(())
     }
 
-    fn check(&self, i: usize, buffered: usize) -> Result<(), SearchError> {
+    /// Every few thousand states: stops on cancel, and when the held data
+    /// plus each thread's buffers (`buffered()` bytes) would pass the cap.
+    fn check(&self, i: usize, buffered: impl Fn() -> usize) -> Result<(), SearchError> {
         if i.is_multiple_of(CHECK_EVERY) {
             if self.cancelled() {
                 return Err(SearchError::Cancelled);
             }
             let threads = self.opts.threads.max(1);
-            if self.held + buffered * threads > self.opts.limits.memory_cap {
+            if self.held + buffered() * threads > self.opts.limits.memory_cap {
                 return Err(SearchError::MemoryCap {
                     cap: self.opts.limits.memory_cap,
                 });
@@ -482,17 +484,20 @@ impl Run<'_> {
             for block in chunk.chunks(PAIR_CHUNK) {
                 let (mut packed, mut plain): (Vec<u64>, Vec<(C, u16)>) = (Vec::new(), Vec::new());
                 for (i, p) in block.iter().enumerate() {
-                    let held_runs: usize = key_runs.iter().map(|r| r.len()).sum();
-                    self.check(
-                        i,
-                        (keys.capacity() + held_runs) * size_of::<C>() + run_bytes,
-                    )?;
+                    self.check(i, || {
+                        let held_runs: usize = key_runs.iter().map(Vec::len).sum();
+                        (keys.capacity() + held_runs) * size_of::<C>() + run_bytes
+                    })?;
                     let board = p.board();
-                    let live = classify(lay, &board).is_none();
+                    let filter = LiveChildren::of_live(lay, &board);
                     board.moves(lay, &mut list);
-                    moves.push(if live { list.len() as u8 } else { DEAD });
+                    moves.push(if filter.is_some() {
+                        list.len() as u8
+                    } else {
+                        DEAD
+                    });
                     make_room(&mut keys, list.len());
-                    if !live {
+                    let Some(mut filter) = filter else {
                         if !prune {
                             keys.extend(
                                 list.as_slice()
@@ -501,8 +506,7 @@ impl Run<'_> {
                             );
                         }
                         continue;
-                    }
-                    let mut filter = LiveChildren::new(lay, &board);
+                    };
                     for &mv in list.as_slice() {
                         let child = p.child(mv).packed();
                         let passes = filter.passes(lay, &board, mv);

@@ -481,6 +481,36 @@ impl LiveChildren {
         }
     }
 
+    /// The filter for the children of `board` if the board itself passes the
+    /// cheap tests, else `None`: the same test as [`crate::solver::classify`],
+    /// sharing its table lookups with the filter's.
+    #[inline]
+    pub fn of_live(lay: &Layout, board: &Board) -> Option<LiveChildren> {
+        let line = lay.line_table.get(board.occ);
+        let alive = board.alive();
+        let several = board.stacks() > 1;
+        if several && line & CONNECTED == 0 {
+            return None;
+        }
+        let (buried_seen, buried_bad) = match &lay.flock_table {
+            Some(t) => {
+                let flock = t.get(alive);
+                if several && flock & CONNECTED == 0 {
+                    return None;
+                }
+                (u16::MAX, flock as u16)
+            }
+            None if several && !connected(alive, &lay.flock) => return None,
+            None => (0, 0),
+        };
+        Some(LiveChildren {
+            alive,
+            from_bad: line as u16,
+            buried_seen,
+            buried_bad,
+        })
+    }
+
     /// Mask of the card indices on top of the parent's stacks.
     #[inline]
     pub fn alive(&self) -> u16 {
