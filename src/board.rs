@@ -266,11 +266,6 @@ impl Layout {
         &self.flock
     }
 
-    /// Cell → mask of the other cells in its row or column.
-    pub fn line_masks(&self) -> &[u16; MAX_CELLS] {
-        &self.line
-    }
-
     /// Card index → mask of card indices of same or adjacent rank.
     pub fn rank_flock_masks(&self) -> &[u16; MAX_CELLS] {
         &self.rank_flock

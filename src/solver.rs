@@ -191,11 +191,6 @@ impl Solver {
         self.nodes
     }
 
-    /// Entries in the table.
-    pub fn table_len(&self) -> usize {
-        self.table.len()
-    }
-
     /// Bytes the table takes, roughly.
     pub fn table_bytes(&self) -> usize {
         self.table.capacity() * ENTRY_BYTES
