@@ -139,6 +139,9 @@ const CHECK_EVERY: usize = 4096;
 const PAIR_CHUNK: usize = 1 << 16;
 /// Child keys sorted and deduplicated at a time, bounding the key buffer.
 const KEY_RUN: usize = 1 << 22;
+/// Bits of the slot in the table of recently generated child keys; a child
+/// found there is a duplicate and skips the sort. 2^14 keys fit the L2 cache.
+const SEEN_BITS: u32 = 14;
 /// The move count recorded for a board that fails the cheap tests.
 const DEAD: u8 = u8::MAX;
 
@@ -149,16 +152,22 @@ trait Key: Copy + Ord + Default + Send + Sync + 'static {
     fn board(self) -> Board;
     /// The key of the child after `mv`, in this key's width.
     fn child(self, mv: Move) -> Self;
-    /// Sorts and removes duplicates.
-    fn sort_dedup(keys: &mut Vec<Self>);
+    /// Sorts and removes duplicates (`scratch` is reused between calls).
+    fn sort_dedup(keys: &mut Vec<Self>, scratch: &mut Vec<Self>);
     /// Sorts (key, parent) pairs by key.
-    fn sort_pairs(pairs: &mut Vec<(Self, u16)>);
+    fn sort_pairs(pairs: &mut [(Self, u16)], scratch: &mut Vec<(Self, u16)>);
     /// Whether keys of at most 48 bits may be packed with a 16-bit parent.
     const PACKS_WITH_PARENT: bool;
+    /// A slot in a [`SEEN`]-entry table of recent keys.
+    fn slot(self) -> usize;
 }
 
 impl Key for u64 {
     const PACKS_WITH_PARENT: bool = true;
+    #[inline]
+    fn slot(self) -> usize {
+        (self.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - SEEN_BITS)) as usize
+    }
     #[inline]
     fn from_packed(key: u128) -> u64 {
         debug_assert!(key >> 64 == 0, "a board of more than 12 stacks");
@@ -176,17 +185,22 @@ impl Key for u64 {
     fn child(self, mv: Move) -> u64 {
         Board::child_key64(self, mv)
     }
-    fn sort_dedup(keys: &mut Vec<u64>) {
-        radix_sort_by(keys, |&k| k);
+    fn sort_dedup(keys: &mut Vec<u64>, scratch: &mut Vec<u64>) {
+        radix_sort_by(keys, scratch, |&k| k);
         keys.dedup();
     }
-    fn sort_pairs(pairs: &mut Vec<(u64, u16)>) {
-        radix_sort_by(pairs, |p| p.0);
+    fn sort_pairs(pairs: &mut [(u64, u16)], scratch: &mut Vec<(u64, u16)>) {
+        radix_sort_by(pairs, scratch, |p| p.0);
     }
 }
 
 impl Key for u128 {
     const PACKS_WITH_PARENT: bool = false;
+    #[inline]
+    fn slot(self) -> usize {
+        ((self as u64 ^ (self >> 64) as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            >> (64 - SEEN_BITS)) as usize
+    }
     #[inline]
     fn from_packed(key: u128) -> u128 {
         key
@@ -204,11 +218,11 @@ impl Key for u128 {
         Board::child_key(self, mv)
     }
     // Wide layers (more than 12 stacks) are the first few and small.
-    fn sort_dedup(keys: &mut Vec<u128>) {
+    fn sort_dedup(keys: &mut Vec<u128>, _: &mut Vec<u128>) {
         keys.sort_unstable();
         keys.dedup();
     }
-    fn sort_pairs(pairs: &mut Vec<(u128, u16)>) {
+    fn sort_pairs(pairs: &mut [(u128, u16)], _: &mut Vec<(u128, u16)>) {
         pairs.sort_unstable_by_key(|p| p.0);
     }
 }
@@ -217,8 +231,14 @@ impl Key for u128 {
 /// pair blocks of the forward pass, where it beats a comparison sort several
 /// times over. A first pass scatters on the top 11 significant bits into a
 /// scratch vector (a streaming write); each bucket, now small enough for the
-/// cache, is then sorted LSD 8 bits a pass with small histograms.
-fn radix_sort_by<T: Copy + Default>(items: &mut Vec<T>, key: impl Fn(&T) -> u64 + Copy) {
+/// cache, is then sorted LSD 8 bits a pass with small histograms and copied
+/// back. `scratch` is kept by the caller: fresh buffers this size would come
+/// from the kernel as zeroed pages on every call.
+fn radix_sort_by<T: Copy + Default>(
+    items: &mut [T],
+    scratch: &mut Vec<T>,
+    key: impl Fn(&T) -> u64 + Copy,
+) {
     const TOP: usize = 11;
     if items.len() < 1 << 12 {
         items.sort_unstable_by_key(key);
@@ -235,24 +255,30 @@ fn radix_sort_by<T: Copy + Default>(items: &mut Vec<T>, key: impl Fn(&T) -> u64 
     for b in 0..1 << TOP {
         starts[b + 1] += starts[b];
     }
-    let mut scratch = vec![T::default(); items.len()];
+    if scratch.len() < items.len() {
+        scratch.resize(items.len(), T::default());
+    }
+    let scratch = &mut scratch[..items.len()];
     let mut heads = starts.clone();
     for x in items.iter() {
         let d = digit(x);
         scratch[heads[d]] = *x;
         heads[d] += 1;
     }
-    std::mem::swap(items, &mut scratch);
     if shift == 0 {
+        items.copy_from_slice(scratch);
         return;
     }
     for b in 0..1 << TOP {
+        let range = starts[b]..starts[b + 1];
+        // The bucket is in the cache: sort it in `scratch` and copy it home.
         lsd_sort(
-            &mut items[starts[b]..starts[b + 1]],
-            &mut scratch,
+            &mut scratch[range.clone()],
+            &mut items[range.clone()],
             key,
             shift,
         );
+        items[range.clone()].copy_from_slice(&scratch[range]);
     }
 }
 
@@ -481,12 +507,26 @@ impl Run<'_> {
             let mut runs = Vec::new();
             let mut run_bytes = 0;
             let mut list = MoveList::default();
+            let (mut key_scratch, mut pair_scratch) = (Vec::new(), Vec::new());
+            let mut packed_scratch = Vec::new();
+            // On the heap: worker threads have small stacks.
+            let mut seen: Vec<C> = std::iter::repeat_n(C::default(), 1 << SEEN_BITS).collect();
+            // Most children are generated several times, often by parents
+            // close together in sorted order: a child seen recently is not
+            // pushed again (a miss only costs a sort slot).
+            let mut fresh = |key: C| {
+                let slot = &mut seen[key.slot()];
+                let new = *slot != key;
+                *slot = key;
+                new
+            };
             for block in chunk.chunks(PAIR_CHUNK) {
                 let (mut packed, mut plain): (Vec<u64>, Vec<(C, u16)>) = (Vec::new(), Vec::new());
                 for (i, p) in block.iter().enumerate() {
                     self.check(i, || {
                         let held_runs: usize = key_runs.iter().map(Vec::len).sum();
-                        (keys.capacity() + held_runs) * size_of::<C>() + run_bytes
+                        (keys.capacity() + key_scratch.capacity() + held_runs) * size_of::<C>()
+                            + run_bytes
                     })?;
                     let board = p.board();
                     let filter = LiveChildren::of_live(lay, &board);
@@ -499,18 +539,19 @@ impl Run<'_> {
                     make_room(&mut keys, list.len());
                     let Some(mut filter) = filter else {
                         if !prune {
-                            keys.extend(
-                                list.as_slice()
-                                    .iter()
-                                    .map(|&mv| C::from_packed(p.child(mv).packed())),
-                            );
+                            for &mv in list.as_slice() {
+                                let child = C::from_packed(p.child(mv).packed());
+                                if fresh(child) {
+                                    keys.push(child);
+                                }
+                            }
                         }
                         continue;
                     };
                     for &mv in list.as_slice() {
                         let child = p.child(mv).packed();
                         let passes = filter.passes(lay, &board, mv);
-                        if passes || !prune {
+                        if (passes || !prune) && fresh(C::from_packed(child)) {
                             keys.push(C::from_packed(child));
                         }
                         if !passes {
@@ -525,10 +566,10 @@ impl Run<'_> {
                     }
                 }
                 let pairs = if packable {
-                    radix_sort_by(&mut packed, |&x| x);
+                    radix_sort_by(&mut packed, &mut packed_scratch, |&x| x);
                     Pairs::Packed(packed)
                 } else {
-                    C::sort_pairs(&mut plain);
+                    C::sort_pairs(&mut plain, &mut pair_scratch);
                     Pairs::Plain(plain)
                 };
                 let run = PairRun {
@@ -538,12 +579,12 @@ impl Run<'_> {
                 run_bytes += run.bytes();
                 runs.push(run);
                 if keys.len() >= KEY_RUN {
-                    C::sort_dedup(&mut keys);
+                    C::sort_dedup(&mut keys, &mut key_scratch);
                     push_run(&mut key_runs, keys.clone());
                     keys.clear();
                 }
             }
-            C::sort_dedup(&mut keys);
+            C::sort_dedup(&mut keys, &mut key_scratch);
             push_run(&mut key_runs, keys);
             let key_bytes: usize = key_runs.iter().map(|r| r.capacity() * size_of::<C>()).sum();
             Ok((key_runs, moves, runs, run_bytes + key_bytes))
@@ -832,6 +873,9 @@ mod tests {
             x ^= x << 17;
             x
         };
+        // Scratch buffers carry over between sorts of different sizes, as in
+        // the analysis.
+        let (mut key_scratch, mut pair_scratch) = (Vec::new(), Vec::new());
         for (len, bits) in [
             (100, 64),
             (5000, 48),
@@ -848,7 +892,7 @@ mod tests {
             let mut keys: Vec<u64> = (0..len).map(|_| next() & mask).collect();
             let mut want = keys.clone();
             want.sort_unstable();
-            radix_sort_by(&mut keys, |&k| k);
+            radix_sort_by(&mut keys, &mut key_scratch, |&k| k);
             assert_eq!(keys, want, "{len} keys of {bits} bits");
             // Pairs sort by their key only; the payload rides along.
             let mut pairs: Vec<(u64, u32)> = keys
@@ -857,7 +901,7 @@ mod tests {
                 .enumerate()
                 .map(|(i, &k)| (k, i as u32))
                 .collect();
-            radix_sort_by(&mut pairs, |p| p.0);
+            radix_sort_by(&mut pairs, &mut pair_scratch, |p| p.0);
             assert!(pairs.windows(2).all(|w| w[0].0 <= w[1].0));
             let mut payloads: Vec<u32> = pairs.iter().map(|p| p.1).collect();
             payloads.sort_unstable();
