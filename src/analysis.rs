@@ -22,7 +22,7 @@ use crate::solver::{Limits, SearchError};
 use crate::state::{Move, State};
 use serde::Serialize;
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Counts at one depth.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -142,6 +142,8 @@ const KEY_RUN: usize = 1 << 22;
 /// Bits of the slot in the table of recently generated child keys; a child
 /// found there is a duplicate and skips the sort. 2^14 keys fit the L2 cache.
 const SEEN_BITS: u32 = 14;
+/// Keys merged between two looks at the cancel flag.
+const MERGE_CHECK: usize = 1 << 20;
 /// The move count recorded for a board that fails the cheap tests.
 const DEAD: u8 = u8::MAX;
 
@@ -493,6 +495,7 @@ impl Run<'_> {
         let lay = self.lay;
         // A child of at most 8 stacks has a key of at most 48 bits, which packs
         // with its parent's place in a chunk of 2^16 parents into one u64.
+        let cancel = self.opts.limits.cancel.as_deref();
         let packable =
             C::PACKS_WITH_PARENT && parents.first().is_some_and(|p| p.board().stacks() <= 9);
         // One pass over the parents gives the next layer's keys, each parent's
@@ -580,12 +583,12 @@ impl Run<'_> {
                 runs.push(run);
                 if keys.len() >= KEY_RUN {
                     C::sort_dedup(&mut keys, &mut key_scratch);
-                    push_run(&mut key_runs, keys.clone());
+                    push_run(&mut key_runs, keys.clone(), cancel);
                     keys.clear();
                 }
             }
             C::sort_dedup(&mut keys, &mut key_scratch);
-            push_run(&mut key_runs, keys);
+            push_run(&mut key_runs, keys, cancel);
             let key_bytes: usize = key_runs.iter().map(|r| r.capacity() * size_of::<C>()).sum();
             Ok((key_runs, moves, runs, run_bytes + key_bytes))
         })?;
@@ -602,7 +605,10 @@ impl Run<'_> {
         // Merging holds its inputs and its output at once.
         let key_bytes: usize = key_runs.iter().map(|r| r.len() * size_of::<C>()).sum();
         self.reserve(raw + key_bytes)?;
-        let mut next = merge_runs(key_runs, self.opts.threads.max(1));
+        let mut next = merge_runs(key_runs, self.opts.threads.max(1), cancel);
+        if self.cancelled() {
+            return Err(SearchError::Cancelled);
+        }
         next.shrink_to_fit();
         // The edges: each run's children found in the next layer.
         let parts = self.split(&runs, 2, |rs| {
@@ -674,19 +680,23 @@ type RunPair<K> = (Vec<K>, Option<Vec<K>>);
 /// while the newer is at least half the older (a binary counter). Keys repeat
 /// across runs, so merging early keeps the stack near twice the distinct keys
 /// rather than all the keys generated.
-fn push_run<K: Ord + Copy>(runs: &mut Vec<Vec<K>>, run: Vec<K>) {
+fn push_run<K: Ord + Copy>(runs: &mut Vec<Vec<K>>, run: Vec<K>, cancel: Option<&AtomicBool>) {
     runs.push(run);
     while runs.len() >= 2 && 2 * runs[runs.len() - 1].len() >= runs[runs.len() - 2].len() {
         let b = runs.pop().unwrap();
         let a = runs.pop().unwrap();
-        runs.push(merge_dedup(&a, &b));
+        runs.push(merge_dedup(&a, &b, cancel));
     }
 }
 
 /// Merges sorted, deduplicated runs into one, pairwise in rounds; each
 /// round is a sequential pass, its merges spread over `threads`, and inputs
 /// are freed as they are merged.
-fn merge_runs<K: Ord + Copy + Send + Sync>(mut runs: Vec<Vec<K>>, threads: usize) -> Vec<K> {
+fn merge_runs<K: Ord + Copy + Send + Sync>(
+    mut runs: Vec<Vec<K>>,
+    threads: usize,
+    cancel: Option<&AtomicBool>,
+) -> Vec<K> {
     while runs.len() > 1 {
         let mut pairs: Vec<RunPair<K>> = Vec::with_capacity(runs.len().div_ceil(2));
         let mut it = runs.into_iter();
@@ -694,7 +704,7 @@ fn merge_runs<K: Ord + Copy + Send + Sync>(mut runs: Vec<Vec<K>>, threads: usize
             pairs.push((a, it.next()));
         }
         let merge = |(a, b): RunPair<K>| match b {
-            Some(b) => merge_dedup(&a, &b),
+            Some(b) => merge_dedup(&a, &b, cancel),
             None => a,
         };
         runs = if threads > 1 && pairs.len() > 1 {
@@ -722,10 +732,15 @@ fn merge_runs<K: Ord + Copy + Send + Sync>(mut runs: Vec<Vec<K>>, threads: usize
 }
 
 /// Merges two sorted, deduplicated vectors into one.
-fn merge_dedup<K: Ord + Copy>(a: &[K], b: &[K]) -> Vec<K> {
+fn merge_dedup<K: Ord + Copy>(a: &[K], b: &[K], cancel: Option<&AtomicBool>) -> Vec<K> {
     let mut out = Vec::with_capacity(a.len() + b.len());
     let (mut i, mut j) = (0, 0);
     while i < a.len() && j < b.len() {
+        // Merges run to hundreds of millions of keys: look at the cancel flag
+        // now and then, and stop with a partial result the caller throws away.
+        if out.len() % MERGE_CHECK == 0 && cancel.is_some_and(|f| f.load(Ordering::Relaxed)) {
+            return out;
+        }
         match a[i].cmp(&b[j]) {
             std::cmp::Ordering::Less => {
                 out.push(a[i]);

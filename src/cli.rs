@@ -50,6 +50,11 @@ enum Command {
         #[arg(allow_negative_numbers = true)]
         number: i32,
     },
+    /// Generate puzzles by hill descent over an energy, into a store file
+    #[command(after_help = crate::gencli::GENERATE_HELP)]
+    Generate(crate::gencli::GenerateArgs),
+    /// List, filter and sort the puzzles of a store file
+    Puzzles(crate::gencli::PuzzlesArgs),
     /// Measure the solver and the analysis (figures for the README)
     #[command(subcommand)]
     Bench(BenchCommand),
@@ -177,7 +182,7 @@ fn range_arg(s: &str) -> Result<(i64, i64), String> {
 }
 
 /// Parses a size like `512M`, `4G` or a number of bytes.
-fn size_arg(s: &str) -> Result<usize, String> {
+pub(crate) fn size_arg(s: &str) -> Result<usize, String> {
     let t = s.trim();
     let (digits, mult) = match t.chars().last().map(|c| c.to_ascii_uppercase()) {
         Some('K') => (&t[..t.len() - 1], 1usize << 10),
@@ -282,6 +287,8 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Bench(cmd) => bench(cmd),
+        Command::Generate(args) => crate::gencli::generate(args),
+        Command::Puzzles(args) => crate::gencli::puzzles(args),
     }
 }
 

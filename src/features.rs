@@ -5,10 +5,11 @@
 //! state-space analysis down to the halfway depth.
 
 use crate::analysis::{Analysis, AnalysisOptions, analyze};
-use crate::board::{Layout, bits};
-use crate::solver::SearchError;
+use crate::board::{Layout, MoveList, bits};
+use crate::solver::{Limits, SearchError, Solver, classify};
 use crate::state::State;
 use serde::{Deserialize, Serialize};
+use std::collections::HashSet;
 
 /// Every feature of a puzzle.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -106,7 +107,7 @@ pub fn feature_depth(n: usize) -> usize {
 }
 
 impl Features {
-    /// The names of the numeric features, in the order of [`Features::values`].
+    /// The names of the features [`Features::value`] knows, but the tension.
     pub const NAMES: [&'static str; 11] = [
         "n",
         "solvable",
@@ -158,6 +159,125 @@ impl Features {
             _ => return None,
         })
     }
+}
+
+/// The search needed to know a feature, cheapest first.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Need {
+    /// Only the cards (suits, ranks, clusters, flockability, n) and solvability.
+    Cards,
+    /// The solvability ratios down to this depth (1, 2 or 3).
+    Shallow(usize),
+    /// The exact state space down to the halfway depth.
+    Halfway,
+}
+
+impl Need {
+    /// What computing the feature `name` costs (`Cards` for an unknown name).
+    pub fn of(name: &str) -> Need {
+        match name {
+            "depth1_ratio" => Need::Shallow(1),
+            "depth2_ratio" => Need::Shallow(2),
+            "depth3_ratio" => Need::Shallow(3),
+            "halfway_ratio" | "midgame_tension" => Need::Halfway,
+            _ => Need::Cards,
+        }
+    }
+}
+
+/// Distinct and solvable states at each depth 0..=`depth`: breadth-first
+/// layers, each state settled by one solver that keeps what it learns. Exact,
+/// and much cheaper than [`analyze`] when the depth is small and the puzzle
+/// large (the analysis settles a layer through every layer below it).
+pub fn shallow_counts(
+    state: &State,
+    depth: usize,
+    limits: &Limits,
+) -> Result<Vec<(u64, u64)>, SearchError> {
+    let (lay, root) = Layout::new(state);
+    let mut solver = Solver::new(limits.clone());
+    let mut layer = vec![root];
+    let mut out = Vec::with_capacity(depth + 1);
+    let mut list = MoveList::default();
+    for d in 0..=depth.min(root.stacks().saturating_sub(1) as usize) {
+        let mut solvable = 0;
+        for b in &layer {
+            if classify(&lay, b).is_none() && solver.is_solvable(&lay, *b)? {
+                solvable += 1;
+            }
+        }
+        out.push((layer.len() as u64, solvable));
+        if d == depth {
+            break;
+        }
+        let mut seen = HashSet::new();
+        let mut next = Vec::new();
+        for b in &layer {
+            b.moves(&lay, &mut list);
+            for &mv in list.as_slice() {
+                let child = b.apply(mv);
+                if seen.insert(child.pack()) {
+                    next.push(child);
+                }
+            }
+        }
+        if limits
+            .cancel
+            .as_ref()
+            .is_some_and(|f| f.load(std::sync::atomic::Ordering::Relaxed))
+        {
+            return Err(SearchError::Cancelled);
+        }
+        layer = next;
+    }
+    Ok(out)
+}
+
+/// The features that `need` covers: the card features and solvability
+/// always, the depth-1..d ratios for `Shallow(d)`, everything for `Halfway`.
+/// The others are `None`. This is what the generator computes while it
+/// searches, so that an energy pays only for the features it reads.
+pub fn features_for(
+    state: &State,
+    need: Need,
+    opts: &AnalysisOptions,
+) -> Result<Features, SearchError> {
+    if need == Need::Halfway {
+        return Ok(features(state, opts)?.0);
+    }
+    let cards = card_features(state);
+    let depth = match need {
+        Need::Shallow(d) => d.min(3),
+        _ => 0,
+    };
+    let counts = shallow_counts(state, depth, &opts.limits)?;
+    let ratio = |d: usize| {
+        (d <= depth)
+            .then(|| counts.get(d))
+            .flatten()
+            .map(|&(states, solvable)| {
+                // No moves at all: no states, and a ratio of 0, as in the analysis.
+                if states == 0 {
+                    0.0
+                } else {
+                    solvable as f64 / states as f64
+                }
+            })
+    };
+    Ok(Features {
+        n: cards.n,
+        solvable: counts[0].1 > 0,
+        suit_diversity: cards.suit_diversity,
+        rank_diversity: cards.rank_diversity,
+        dominant_suit_ratio: cards.dominant_suit_ratio,
+        rank_clusters: cards.rank_clusters,
+        avg_flockability: cards.avg_flockability,
+        depth1_ratio: ratio(1),
+        depth2_ratio: ratio(2),
+        depth3_ratio: ratio(3),
+        halfway_ratio: None,
+        midgame_tension: None,
+    })
 }
 
 /// Every feature of a state, with the analysis they came from.

@@ -8,12 +8,17 @@
 
 pub mod analysis;
 pub mod board;
+pub mod canon;
 pub mod card;
 pub mod deal;
+pub mod energy;
 pub mod features;
+pub mod generator;
 pub mod notation;
+pub mod search;
 pub mod solver;
 pub mod state;
+pub mod store;
 
 pub use card::Card;
 pub use state::{Grid, Move, State};

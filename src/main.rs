@@ -2,6 +2,7 @@
 //! input, calls the library, prints results, and shows progress on a terminal.
 
 mod cli;
+mod gencli;
 
 use clap::Parser;
 

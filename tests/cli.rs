@@ -169,3 +169,111 @@ fn bad_input_says_what_and_where() {
         );
     }
 }
+
+#[test]
+fn generate_and_list_puzzles() {
+    let dir = std::env::temp_dir().join(format!("boaf-cli-gen-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let file = dir.join("n6.jsonl");
+    let f = file.to_str().unwrap();
+    let gen_args = [
+        "generate",
+        "-n",
+        "6",
+        "--count",
+        "4",
+        "--energy",
+        "E2",
+        "--seed",
+        "11",
+        "--iterations",
+        "200",
+        "--workers",
+        "2",
+        "--out",
+        f,
+    ];
+    let out = boaf(&gen_args, "");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("seed 11"));
+    let first = std::fs::read_to_string(&file).unwrap();
+    let (cands, skipped) = boaf::store::parse_store(&first);
+    assert!(skipped.is_empty());
+    assert!(!cands.is_empty() && cands.len() <= 4);
+    assert!(
+        cands
+            .iter()
+            .all(|c| c.n == 6 && c.energy_name == "E2" && c.features.solvable)
+    );
+    // The same batch again: every puzzle is already stored, so nothing is added.
+    let out = boaf(&gen_args, "");
+    assert!(out.status.success());
+    assert!(
+        text(&out.stderr).contains("0 new puzzles"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), first);
+
+    // Listing with a filter and a sort.
+    let out = boaf(&["puzzles", f, "--where", "n == 6 and energy_x < 1"], "");
+    assert!(!out.status.success());
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("column 12") && err.contains("unknown feature 'energy_x'"),
+        "{err}"
+    );
+    let out = boaf(&["puzzles", f, "--sort", "avg_flockability", "--json"], "");
+    assert!(out.status.success());
+    let listed: Vec<f64> = text(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str::<boaf::generator::Candidate>(l).unwrap())
+        .map(|c| c.features.avg_flockability)
+        .collect();
+    assert_eq!(listed.len(), cands.len());
+    assert!(listed.windows(2).all(|w| w[0] <= w[1]));
+    let out = boaf(&["puzzles", f, "--where", "avg_flockability > 100"], "");
+    assert!(text(&out.stdout).ends_with("0 puzzles\n"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn generate_reports_bad_energy_files_and_names() {
+    let dir = std::env::temp_dir().join(format!("boaf-cli-energy-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("mine.toml");
+    std::fs::write(
+        &bad,
+        "[[energy]]\nname = \"mine\"\nvalue = \"n * halfway_ration\"\n",
+    )
+    .unwrap();
+    let out = boaf(
+        &[
+            "generate",
+            "-n",
+            "5",
+            "--energies",
+            bad.to_str().unwrap(),
+            "--energy",
+            "mine",
+        ],
+        "",
+    );
+    assert!(!out.status.success());
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("mine.toml:3:14: unknown feature 'halfway_ration'"),
+        "{err}"
+    );
+    let out = boaf(&["generate", "-n", "5", "--energy", "E9"], "");
+    assert!(text(&out.stderr).contains("no energy named 'E9' (there are E0, E1, E2, E3, E4, E5)"));
+    let out = boaf(&["generate", "-n", "17"], "");
+    assert!(
+        text(&out.stderr).contains("n must be 1 to 16"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = boaf(&["generate", "-n", "5", "--shard", "3/3"], "");
+    assert!(text(&out.stderr).contains("not a shard"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

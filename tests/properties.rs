@@ -4,8 +4,9 @@ mod common;
 
 use boaf::analysis::{AnalysisOptions, analyze};
 use boaf::board::Layout;
-use boaf::features::features;
+use boaf::features::{Need, features, features_for, shallow_counts};
 use boaf::notation::{parse_state, to_compact, to_compact_dots, to_grid};
+use boaf::solver::Limits;
 use boaf::solver::{Solver, Verdict, classify};
 use common::{arb_state, naive_layers, naive_solvable};
 use proptest::prelude::*;
@@ -89,5 +90,19 @@ proptest! {
         let (f, _) = features(&s, &AnalysisOptions::default()).unwrap();
         prop_assert_eq!(f.solvable, naive[0].1 == 1);
         prop_assert_eq!(f.halfway_ratio, a.ratio(s.stack_count() / 2));
+    }
+
+    #[test]
+    fn shallow_counts_match_naive_layers(s in arb_state(10), depth in 0usize..4) {
+        let naive = common::naive_layers_to(&s, depth);
+        let got = shallow_counts(&s, depth, &Limits::default()).unwrap();
+        prop_assert_eq!(&got, &naive);
+        // The features a shallow need gives agree with the full features.
+        let (full, _) = features(&s, &AnalysisOptions::default()).unwrap();
+        let part = features_for(&s, Need::Shallow(depth.max(1)), &AnalysisOptions::default()).unwrap();
+        prop_assert_eq!(part.solvable, full.solvable);
+        prop_assert_eq!(part.depth1_ratio, full.depth1_ratio);
+        prop_assert_eq!(part.depth2_ratio, if depth >= 2 { full.depth2_ratio } else { None });
+        prop_assert_eq!(part.halfway_ratio, None);
     }
 }
