@@ -55,6 +55,8 @@ enum Command {
     Generate(crate::gencli::GenerateArgs),
     /// List, filter and sort the puzzles of a store file
     Puzzles(crate::gencli::PuzzlesArgs),
+    /// List the energies (built-in and from files) with their ids and definitions
+    Energies(crate::gencli::EnergiesArgs),
     /// Measure the solver and the analysis (figures for the README)
     #[command(subcommand)]
     Bench(BenchCommand),
@@ -151,6 +153,10 @@ enum BenchCommand {
         #[command(flatten)]
         run: AnalysisRun,
     },
+    /// The halfway estimator against the exact ratio on random solvable puzzles
+    Estimate(crate::gencli::BenchEstimateArgs),
+    /// Wall time per generated puzzle by card count and step budget
+    Generate(crate::gencli::BenchGenerateArgs),
 }
 
 fn grid_arg(s: &str) -> Result<Grid, String> {
@@ -247,7 +253,7 @@ fn move_names(state: &State, path: &[boaf::Move]) -> Vec<String> {
 }
 
 /// A progress bar on standard error when it is a terminal, hidden otherwise.
-fn bar(len: u64, what: &str) -> ProgressBar {
+pub(crate) fn bar(len: u64, what: &str) -> ProgressBar {
     if !std::io::stderr().is_terminal() {
         return ProgressBar::hidden();
     }
@@ -289,6 +295,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Command::Bench(cmd) => bench(cmd),
         Command::Generate(args) => crate::gencli::generate(args),
         Command::Puzzles(args) => crate::gencli::puzzles(args),
+        Command::Energies(args) => crate::gencli::energies(args),
     }
 }
 
@@ -584,6 +591,8 @@ fn peak_rss() -> Option<u64> {
 
 fn bench(cmd: BenchCommand) -> Result<ExitCode> {
     match cmd {
+        BenchCommand::Estimate(args) => return crate::gencli::bench_estimate(args),
+        BenchCommand::Generate(args) => return crate::gencli::bench_generate(args),
         BenchCommand::Deals {
             range,
             threads,

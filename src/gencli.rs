@@ -3,7 +3,7 @@
 use anyhow::{Context, Result, anyhow, bail};
 use boaf::energy::{Chain, EnergyBook, builtin, holds, parse_condition};
 use boaf::generator::{Candidate, Generator, Job, Message, shard};
-use boaf::search::SearchParams;
+use boaf::search::{HalfwayMode, SearchParams};
 use boaf::state::Grid;
 use boaf::store::{PuzzleStore, read_store};
 use clap::Args;
@@ -58,6 +58,17 @@ pub struct GenerateArgs {
     /// Probability of keeping a step that raises the energy
     #[arg(long, default_value_t = 0.005)]
     uphill: f64,
+    /// How the search knows the halfway ratio: exact (the analysis at every
+    /// step), estimate (sampling), or confirm (sampling, then the exact
+    /// analysis of the --confirm best). Default: exact up to 12 cards, confirm above
+    #[arg(long, value_enum)]
+    halfway: Option<Halfway>,
+    /// Walks per halfway estimate
+    #[arg(long, default_value_t = 2000)]
+    samples: usize,
+    /// With --halfway confirm: how many of the best puzzles by estimate are analysed exactly
+    #[arg(long, default_value_t = 3)]
+    confirm: usize,
     /// Grid, written RxC
     #[arg(long, default_value = "4x4", value_parser = grid_arg)]
     grid: Grid,
@@ -68,7 +79,7 @@ pub struct GenerateArgs {
     #[arg(long)]
     out: Option<PathBuf>,
     /// Memory each worker's analyses may use, e.g. 2G
-    #[arg(long, default_value = "4G", value_parser = crate::cli::size_arg)]
+    #[arg(long, default_value = "6G", value_parser = crate::cli::size_arg)]
     memory_cap: usize,
 }
 
@@ -89,6 +100,14 @@ pub struct PuzzlesArgs {
     /// Print the candidates as JSON lines instead of a table
     #[arg(long)]
     json: bool,
+}
+
+/// `--halfway` values.
+#[derive(Copy, Clone, clap::ValueEnum)]
+enum Halfway {
+    Exact,
+    Estimate,
+    Confirm,
 }
 
 fn grid_arg(s: &str) -> Result<Grid, String> {
@@ -155,6 +174,14 @@ pub fn generate(args: GenerateArgs) -> Result<ExitCode> {
         uphill: args.uphill,
         rows: args.grid.rows(),
         cols: args.grid.cols(),
+        halfway: match args.halfway {
+            Some(Halfway::Exact) => HalfwayMode::Exact,
+            Some(Halfway::Estimate) => HalfwayMode::Estimate,
+            Some(Halfway::Confirm) => HalfwayMode::Confirm,
+            None => HalfwayMode::for_cards(args.n),
+        },
+        samples: args.samples.max(1),
+        confirm: args.confirm.max(1),
     };
     params.check(args.n).map_err(|m| anyhow!(m))?;
     let seed = args.seed.unwrap_or_else(clock_seed);
@@ -175,13 +202,14 @@ pub fn generate(args: GenerateArgs) -> Result<ExitCode> {
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
         .clamp(1, indices.len().max(1));
     eprintln!(
-        "generating puzzles {}..{} of {} (n = {}, energy {}, seed {seed}, {} steps each, {workers} worker{}) into {}",
+        "generating puzzles {}..{} of {} (n = {}, energy {}, seed {seed}, {} steps each, halfway {:?}, {workers} worker{}) into {}",
         indices.start,
         indices.end,
         args.count,
         args.n,
         energy.id(),
         params.iterations,
+        params.halfway,
         if workers == 1 { "" } else { "s" },
         out.display()
     );
@@ -385,6 +413,321 @@ pub fn puzzles(args: PuzzlesArgs) -> Result<ExitCode> {
             list.len(),
             if list.len() == 1 { "" } else { "s" }
         )?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Arguments of `boaf bench estimate`.
+#[derive(Args)]
+pub struct BenchEstimateArgs {
+    /// Card counts to test, e.g. 13..16 (both ends included)
+    #[arg(long, default_value = "13..16", value_parser = cards_arg)]
+    cards: (usize, usize),
+    /// Random solvable puzzles per card count
+    #[arg(long, default_value_t = 25)]
+    count: usize,
+    /// Walks per estimate
+    #[arg(long, default_value_t = boaf::estimate::EstimateOptions::default().samples)]
+    samples: usize,
+    /// Puzzles analysed at once
+    #[arg(long, default_value_t = 2)]
+    threads: usize,
+    /// Seed of the random puzzles
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Memory each exact analysis may use
+    #[arg(long, default_value = "8G", value_parser = crate::cli::size_arg)]
+    memory_cap: usize,
+}
+
+/// Arguments of `boaf bench generate`.
+#[derive(Args)]
+pub struct BenchGenerateArgs {
+    /// Card counts, comma-separated
+    #[arg(long, default_value = "4,6,8,10,12,14,16", value_delimiter = ',')]
+    cards: Vec<usize>,
+    /// Steps per puzzle: "paper" for the paper's budgets, or a number; comma-separated
+    #[arg(long, default_value = "paper,2500", value_delimiter = ',')]
+    iterations: Vec<String>,
+    /// Energy
+    #[arg(long, default_value = "E5")]
+    energy: String,
+    /// Workers; each makes one puzzle, so the wall time is the time per puzzle
+    #[arg(long, default_value_t = 2)]
+    workers: usize,
+    /// Batch seed
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Memory each worker's analyses may use
+    #[arg(long, default_value = "6G", value_parser = crate::cli::size_arg)]
+    memory_cap: usize,
+}
+
+fn cards_arg(s: &str) -> Result<(usize, usize), String> {
+    let bad = || format!("'{s}' is not a range of card counts like 13..16");
+    let (a, b) = s.split_once("..").ok_or_else(bad)?;
+    let (a, b): (usize, usize) = (
+        a.trim().parse().map_err(|_| bad())?,
+        b.trim_start_matches('=')
+            .trim()
+            .parse()
+            .map_err(|_| bad())?,
+    );
+    if a == 0 || a > b || b > 16 {
+        return Err(bad());
+    }
+    Ok((a, b))
+}
+
+/// One puzzle of the estimator benchmark.
+struct EstimateRow {
+    n: usize,
+    puzzle: String,
+    exact: f64,
+    estimate: f64,
+    exact_s: f64,
+    estimate_s: f64,
+}
+
+/// Runs `boaf bench estimate`: the halfway estimator against the exact ratio.
+pub fn bench_estimate(args: BenchEstimateArgs) -> Result<ExitCode> {
+    use boaf::analysis::{AnalysisOptions, analyze};
+    use boaf::estimate::{EstimateOptions, estimate_halfway, spearman};
+    use boaf::solver::{Limits, solve};
+    use rand::SeedableRng;
+    use std::sync::Mutex;
+    use std::time::Instant;
+
+    // The puzzles first, from one seeded stream: random cards in random
+    // cells, kept if solvable.
+    let mut rng = rand::rngs::Xoshiro256PlusPlus::seed_from_u64(args.seed);
+    let mut puzzles = Vec::new();
+    for n in args.cards.0..=args.cards.1 {
+        let mut made = 0;
+        while made < args.count {
+            let p = boaf::search::random_puzzle(n, Grid::SQUARE4, &mut rng);
+            if solve(&p)?.is_solvable() {
+                puzzles.push(p);
+                made += 1;
+            }
+        }
+    }
+    eprintln!(
+        "{} solvable random puzzles, n = {}..={}, {} walks an estimate, {} at once",
+        puzzles.len(),
+        args.cards.0,
+        args.cards.1,
+        args.samples,
+        args.threads
+    );
+    let pb = crate::cli::bar(puzzles.len() as u64, "exact and estimated");
+    let rows: Mutex<Vec<EstimateRow>> = Mutex::new(Vec::new());
+    let failures: Mutex<Vec<String>> = Mutex::new(Vec::new());
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let limits = Limits {
+        memory_cap: args.memory_cap,
+        cancel: None,
+    };
+    std::thread::scope(|s| {
+        for _ in 0..args.threads.max(1) {
+            s.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(p) = puzzles.get(i) else { break };
+                    let n = p.stack_count();
+                    let t = Instant::now();
+                    let opts = AnalysisOptions {
+                        max_depth: Some(n / 2),
+                        limits: limits.clone(),
+                        ..AnalysisOptions::default()
+                    };
+                    let exact = match analyze(p, &opts) {
+                        Ok(a) => a.halfway_ratio().unwrap_or(0.0),
+                        Err(e) => {
+                            let msg = format!("{}: {e}", boaf::notation::to_compact(p));
+                            failures.lock().unwrap().push(msg);
+                            pb.inc(1);
+                            continue;
+                        }
+                    };
+                    let exact_s = t.elapsed().as_secs_f64();
+                    let t = Instant::now();
+                    let est = estimate_halfway(
+                        p,
+                        &EstimateOptions {
+                            samples: args.samples,
+                            ..EstimateOptions::default()
+                        },
+                        &limits,
+                    );
+                    let estimate_s = t.elapsed().as_secs_f64();
+                    match est {
+                        Ok(e) => rows.lock().unwrap().push(EstimateRow {
+                            n,
+                            puzzle: boaf::notation::to_compact(p),
+                            exact,
+                            estimate: e.ratio,
+                            exact_s,
+                            estimate_s,
+                        }),
+                        Err(e) => failures.lock().unwrap().push(format!("estimate: {e}")),
+                    }
+                    pb.inc(1);
+                }
+            });
+        }
+    });
+    pb.finish_and_clear();
+    let mut rows = rows.into_inner().unwrap();
+    rows.sort_by(|a, b| (a.n, &a.puzzle).cmp(&(b.n, &b.puzzle)));
+    println!(" n  puzzle                              exact     estimate  exact s  estimate s");
+    for r in &rows {
+        println!(
+            "{:>2}  {}  {:.6}  {:.6}  {:>7.3}  {:>10.4}",
+            r.n, r.puzzle, r.exact, r.estimate, r.exact_s, r.estimate_s
+        );
+    }
+    let summary = |label: String, sel: &[&EstimateRow]| {
+        if sel.len() < 2 {
+            return;
+        }
+        let x: Vec<f64> = sel.iter().map(|r| r.exact).collect();
+        let y: Vec<f64> = sel.iter().map(|r| r.estimate).collect();
+        let mut rel: Vec<f64> = sel
+            .iter()
+            .map(|r| ((r.estimate - r.exact) / r.exact).abs())
+            .collect();
+        rel.sort_by(f64::total_cmp);
+        let mean = |f: &dyn Fn(&EstimateRow) -> f64| {
+            sel.iter().map(|r| f(r)).sum::<f64>() / sel.len() as f64
+        };
+        let mut ex_s: Vec<f64> = sel.iter().map(|r| r.exact_s).collect();
+        ex_s.sort_by(f64::total_cmp);
+        let mut est_s: Vec<f64> = sel.iter().map(|r| r.estimate_s).collect();
+        est_s.sort_by(f64::total_cmp);
+        println!(
+            "{label}: {} puzzles, Spearman {:.4}, median relative error {:.3}, mean estimate/exact {:.3}; median time exact {:.3} s, estimate {:.4} s",
+            sel.len(),
+            spearman(&x, &y),
+            rel[rel.len() / 2],
+            mean(&|r| r.estimate / r.exact),
+            ex_s[ex_s.len() / 2],
+            est_s[est_s.len() / 2],
+        );
+    };
+    for n in args.cards.0..=args.cards.1 {
+        let sel: Vec<&EstimateRow> = rows.iter().filter(|r| r.n == n).collect();
+        summary(format!("n = {n}"), &sel);
+    }
+    let all: Vec<&EstimateRow> = rows.iter().collect();
+    summary(format!("all n = {}..={}", args.cards.0, args.cards.1), &all);
+    let failures = failures.into_inner().unwrap();
+    for f in &failures {
+        println!("failed: {f}");
+    }
+    Ok(if failures.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+/// Runs `boaf bench generate`: wall time per puzzle by card count and budget.
+pub fn bench_generate(args: BenchGenerateArgs) -> Result<ExitCode> {
+    use std::time::Instant;
+    let book = load_energies(&[])?;
+    let energy = book
+        .get(&args.energy)
+        .ok_or_else(|| anyhow!("no energy named '{}'", args.energy))?
+        .clone();
+    println!(
+        "energy {}, {} workers, one puzzle each; wall time = time per puzzle",
+        energy.id(),
+        args.workers
+    );
+    println!(" n  steps  halfway    wall s  evaluations  mean energy");
+    let mut failed = false;
+    for budget in &args.iterations {
+        for &n in &args.cards {
+            let iterations = if budget == "paper" {
+                boaf::search::paper_iterations(n)
+            } else {
+                budget
+                    .parse()
+                    .map_err(|_| anyhow!("'{budget}' is not a step count or 'paper'"))?
+            };
+            let params = SearchParams {
+                iterations,
+                ..SearchParams::paper(n)
+            };
+            let job = Job {
+                n,
+                energy: energy.clone(),
+                seed: args.seed,
+                params: params.clone(),
+                indices: 0..args.workers.max(1),
+                memory_cap: args.memory_cap,
+            };
+            let started = Instant::now();
+            let g = Generator::start(job, args.workers.max(1), None);
+            let mut cands = Vec::new();
+            loop {
+                match g.messages().recv() {
+                    Ok(Message::Candidate(c)) => cands.push(c),
+                    Ok(Message::Error { index, message }) => {
+                        println!("{n:>2}  puzzle {index} failed: {message}");
+                        failed = true;
+                    }
+                    Ok(Message::Finished { .. }) | Err(_) => break,
+                    Ok(Message::Progress { .. }) => {}
+                }
+            }
+            g.join();
+            let wall = started.elapsed().as_secs_f64();
+            let evals: usize = cands.iter().map(|c| c.evaluations).sum();
+            let mean_e = cands.iter().map(|c| c.energy).sum::<f64>() / cands.len().max(1) as f64;
+            println!(
+                "{n:>2}  {iterations:>5}  {:<8} {wall:>8.2}  {:>11}  {mean_e:.6}",
+                format!("{:?}", params.halfway).to_lowercase(),
+                evals / cands.len().max(1),
+            );
+        }
+    }
+    Ok(if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// Arguments of `boaf energies`.
+#[derive(Args)]
+pub struct EnergiesArgs {
+    /// More energy files to load over the built-in ones
+    #[arg(long, value_name = "FILE")]
+    energies: Vec<PathBuf>,
+}
+
+/// Runs `boaf energies`: each energy's id, cost and definition.
+pub fn energies(args: EnergiesArgs) -> Result<ExitCode> {
+    let book = load_energies(&args.energies)?;
+    let mut out = std::io::stdout().lock();
+    for e in book.energies() {
+        let need = match e.need() {
+            boaf::features::Need::Cards => "cards only".to_string(),
+            boaf::features::Need::Shallow(d) => format!("solvability to depth {d}"),
+            boaf::features::Need::Halfway => "halfway analysis".to_string(),
+        };
+        writeln!(out, "{}  ({need})", e.id())?;
+        if !e.about.is_empty() {
+            writeln!(out, "  {}", e.about)?;
+        }
+        writeln!(out, "  value {}", e.value_text())?;
+        for b in &e.bonuses {
+            let when: Vec<String> = b.when.iter().map(|c| c.to_string()).collect();
+            writeln!(out, "  {:+} if {}", b.add, when.join(" and "))?;
+        }
+        writeln!(out, "  unsolvable {}", e.penalty)?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -53,8 +53,10 @@ pub struct Candidate {
     pub energy_name: String,
     /// The energy's id (name and definition hash).
     pub energy_id: String,
-    /// The puzzle's energy.
+    /// The puzzle's energy, from its exact features.
     pub energy: f64,
+    /// The energy the search saw (an estimate when it estimated the halfway ratio).
+    pub search_energy: f64,
     /// Every feature, exact.
     pub features: Features,
     /// The batch seed.
@@ -145,7 +147,11 @@ pub fn make_candidate(
         limits,
         ..AnalysisOptions::default()
     };
-    let (features, _) = features(&found.best, &opts)?;
+    // The confirmation may have analysed the best puzzle already.
+    let features = match found.features {
+        Some(f) => f,
+        None => features(&found.best, &opts)?.0,
+    };
     Ok(Candidate {
         puzzle: to_compact(&found.best),
         n: job.n,
@@ -153,7 +159,8 @@ pub fn make_candidate(
         cols: job.params.cols,
         energy_name: job.energy.name.clone(),
         energy_id: job.energy.id(),
-        energy: found.energy,
+        energy: job.energy.eval(&features),
+        search_energy: found.energy,
         features,
         seed: job.seed,
         index,

@@ -12,6 +12,7 @@ pub mod canon;
 pub mod card;
 pub mod deal;
 pub mod energy;
+pub mod estimate;
 pub mod features;
 pub mod generator;
 pub mod notation;

@@ -13,6 +13,7 @@
 use crate::analysis::AnalysisOptions;
 use crate::card::Card;
 use crate::energy::Energy;
+use crate::estimate::{EstimateOptions, estimate_halfway};
 use crate::features::{Features, Need, features_for};
 use crate::solver::{Limits, SearchError};
 use crate::state::{Grid, MAX_CELLS, State};
@@ -55,6 +56,50 @@ pub struct SearchParams {
     pub rows: usize,
     /// Columns of the grid.
     pub cols: usize,
+    /// How the search knows the halfway ratio and midgame tension.
+    #[serde(default)]
+    pub halfway: HalfwayMode,
+    /// Walks per estimate (see [`crate::estimate`]).
+    #[serde(default = "default_samples")]
+    pub samples: usize,
+    /// With [`HalfwayMode::Confirm`]: how many of the best distinct puzzles
+    /// by estimate are analysed exactly at the end.
+    #[serde(default = "default_confirm")]
+    pub confirm: usize,
+}
+
+fn default_samples() -> usize {
+    EstimateOptions::default().samples
+}
+
+fn default_confirm() -> usize {
+    3
+}
+
+/// How the search gets the halfway ratio and the midgame tension.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HalfwayMode {
+    /// The exact analysis at every step.
+    #[default]
+    Exact,
+    /// The sampling estimate at every step; the result is scored by estimate.
+    Estimate,
+    /// The estimate at every step, then the exact analysis of the few best
+    /// puzzles, the best of which by exact energy is the result.
+    Confirm,
+}
+
+impl HalfwayMode {
+    /// The default for n cards: exact up to 12 cards, where it takes
+    /// milliseconds, and estimate-then-confirm above.
+    pub fn for_cards(n: usize) -> HalfwayMode {
+        if n <= 12 {
+            HalfwayMode::Exact
+        } else {
+            HalfwayMode::Confirm
+        }
+    }
 }
 
 impl SearchParams {
@@ -66,6 +111,9 @@ impl SearchParams {
             uphill: 0.005,
             rows: 4,
             cols: 4,
+            halfway: HalfwayMode::for_cards(n),
+            samples: default_samples(),
+            confirm: default_confirm(),
         }
     }
 
@@ -100,6 +148,8 @@ pub struct Found {
     pub trace: Vec<f64>,
     /// Energies computed (steps whose puzzle was not met before).
     pub evaluations: usize,
+    /// The best puzzle's exact features, when the confirmation computed them all.
+    pub features: Option<Features>,
 }
 
 /// A report after each step: step number, current and best energy.
@@ -117,17 +167,48 @@ pub struct StepReport {
 /// remembering every puzzle it has scored (the search often comes back).
 pub struct Scorer<'a> {
     energy: &'a Energy,
-    need: Need,
+    /// The deepest depth-d ratio the energy reads (0 for none).
+    shallow: usize,
+    /// Whether it reads the halfway ratio or the midgame tension.
+    halfway: bool,
+    /// Whether it reads the midgame tension.
+    tension: bool,
+    mode: HalfwayMode,
+    estimate: EstimateOptions,
     opts: AnalysisOptions,
     memo: HashMap<[u8; MAX_CELLS], f64>,
 }
 
 impl<'a> Scorer<'a> {
-    /// A scorer for `energy` under these limits (the analysis runs on one thread).
-    pub fn new(energy: &'a Energy, limits: Limits) -> Scorer<'a> {
+    /// A scorer for `energy` under these limits (the analysis runs on one
+    /// thread); `mode` and `samples` say how the halfway features are known.
+    pub fn new(
+        energy: &'a Energy,
+        limits: Limits,
+        mode: HalfwayMode,
+        samples: usize,
+    ) -> Scorer<'a> {
+        let names = energy.features();
+        let shallow = names
+            .iter()
+            .filter_map(|n| match Need::of(n) {
+                Need::Shallow(d) => Some(d),
+                _ => None,
+            })
+            .max()
+            .unwrap_or(0);
+        let tension = names.contains(&"midgame_tension");
         Scorer {
             energy,
-            need: energy.need(),
+            shallow,
+            halfway: energy.need() == Need::Halfway,
+            tension,
+            mode,
+            estimate: EstimateOptions {
+                samples,
+                tension,
+                ..EstimateOptions::default()
+            },
             opts: AnalysisOptions {
                 max_depth: None,
                 threads: 1,
@@ -138,9 +219,32 @@ impl<'a> Scorer<'a> {
         }
     }
 
-    /// The features the energy needs of a puzzle.
-    pub fn features(&self, puzzle: &State) -> Result<Features, SearchError> {
-        features_for(puzzle, self.need, &self.opts)
+    /// The features the energy needs of a puzzle (the halfway ones estimated
+    /// unless the mode is exact or `exact` is set).
+    pub fn features(&self, puzzle: &State, exact: bool) -> Result<Features, SearchError> {
+        let estimating = self.halfway && !exact && self.mode != HalfwayMode::Exact;
+        if self.halfway && !estimating {
+            return features_for(puzzle, Need::Halfway, &self.opts);
+        }
+        let need = if self.shallow > 0 {
+            Need::Shallow(self.shallow)
+        } else {
+            Need::Cards
+        };
+        let mut f = features_for(puzzle, need, &self.opts)?;
+        if estimating && f.solvable {
+            let e = estimate_halfway(puzzle, &self.estimate, &self.opts.limits)?;
+            f.halfway_ratio = Some(e.ratio);
+            f.midgame_tension = if self.tension { e.tension } else { None };
+        }
+        Ok(f)
+    }
+
+    /// The exact features the energy needs of a puzzle, and its exact energy.
+    pub fn exact(&self, puzzle: &State) -> Result<(Features, f64), SearchError> {
+        let f = self.features(puzzle, true)?;
+        let e = self.energy.eval(&f);
+        Ok((f, e))
     }
 
     /// The energy of a puzzle, and whether it was computed now (not remembered).
@@ -152,7 +256,7 @@ impl<'a> Scorer<'a> {
         if let Some(&e) = self.memo.get(cells) {
             return Ok((e, false));
         }
-        let f = self.features(&to_state(cells, grid))?;
+        let f = self.features(&to_state(cells, grid), false)?;
         let e = self.energy.eval(&f);
         self.memo.insert(*cells, e);
         Ok((e, true))
@@ -185,26 +289,24 @@ pub fn hill_descent(
     let cells_n = grid.cells();
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
     let cancel = limits.cancel.clone();
-    let mut scorer = Scorer::new(energy, limits);
+    let mut scorer = Scorer::new(energy, limits, params.halfway, params.samples);
+    let confirming = params.halfway == HalfwayMode::Confirm && scorer.halfway;
+    // The best few distinct puzzles by estimate, for the exact confirmation.
+    let mut leaders: Vec<(f64, [u8; MAX_CELLS])> = Vec::new();
+    let keep = params.confirm.max(1);
+    let mut note = |e: f64, cells: &[u8; MAX_CELLS]| {
+        if confirming && !leaders.iter().any(|l| l.1 == *cells) {
+            leaders.push((e, *cells));
+            // Stable: among equal energies the earlier puzzle stays ahead.
+            leaders.sort_by(|a, b| a.0.total_cmp(&b.0));
+            leaders.truncate(keep);
+        }
+    };
 
-    // A random start: n distinct cards (a partial shuffle of the deck) in
-    // n distinct cells (a partial shuffle of the cells).
-    let mut deck: Vec<u8> = (0..52).collect();
-    for i in 0..n {
-        let j = rng.random_range(i..52);
-        deck.swap(i, j);
-    }
-    let mut places: Vec<usize> = (0..cells_n).collect();
-    for i in 0..n {
-        let j = rng.random_range(i..cells_n);
-        places.swap(i, j);
-    }
-    let mut cells = [EMPTY; MAX_CELLS];
-    for i in 0..n {
-        cells[places[i]] = deck[i];
-    }
-    // `deck[n..]` are the unused cards.
+    // A random start; `deck[n..]` are the unused cards.
+    let (mut cells, mut deck) = random_cells(n, cells_n, &mut rng);
     let (mut current, fresh) = scorer.score(&cells, grid)?;
+    note(current, &cells);
     let mut evaluations = fresh as usize;
     let (mut best, mut best_energy) = (cells, current);
     let mut trace = Vec::with_capacity(params.iterations + 1);
@@ -237,6 +339,9 @@ pub fn hill_descent(
         }
         let (e, fresh) = scorer.score(&cells, grid)?;
         evaluations += fresh as usize;
+        if fresh {
+            note(e, &cells);
+        }
         if accepts(e, current, params.uphill, &mut rng) {
             current = e;
             if let Some((u, out)) = swapped_in {
@@ -256,12 +361,58 @@ pub fn hill_descent(
             best: best_energy,
         });
     }
+    let mut features = None;
+    if confirming {
+        // The exact energy of each leader; the least wins (the earlier on ties).
+        let mut exact_best: Option<(f64, [u8; MAX_CELLS], Features)> = None;
+        for (_, cells) in &leaders {
+            let (f, e) = scorer.exact(&to_state(cells, grid))?;
+            if exact_best.as_ref().is_none_or(|b| e < b.0) {
+                exact_best = Some((e, *cells, f));
+            }
+        }
+        if let Some((e, cells, f)) = exact_best {
+            best = cells;
+            best_energy = e;
+            // Halfway features come from the full analysis: all of them.
+            features = Some(f);
+        }
+    }
     Ok(Found {
         best: to_state(&best, grid),
         energy: best_energy,
         trace,
         evaluations,
+        features,
     })
+}
+
+/// A random puzzle: n distinct cards in n distinct cells of the grid (the
+/// search's starting point, and the benchmarks' test puzzles).
+pub fn random_puzzle(n: usize, grid: Grid, rng: &mut impl rand::Rng) -> State {
+    let (cells, _) = random_cells(n, grid.cells(), rng);
+    to_state(&cells, grid)
+}
+
+/// n random cards in random cells, and the deck with the unused cards after the first n.
+fn random_cells(n: usize, cells_n: usize, rng: &mut impl rand::Rng) -> ([u8; MAX_CELLS], Vec<u8>) {
+    // Partial shuffles of the deck and of the cells.
+    let n = n.min(cells_n);
+    let mut deck: Vec<u8> = (0..52).collect();
+    for i in 0..n {
+        let j = rng.random_range(i..52);
+        deck.swap(i, j);
+    }
+    let mut places: Vec<usize> = (0..cells_n).collect();
+    for i in 0..n {
+        let j = rng.random_range(i..cells_n);
+        places.swap(i, j);
+    }
+    let mut cells = [EMPTY; MAX_CELLS];
+    for i in 0..n {
+        cells[places[i]] = deck[i];
+    }
+    (cells, deck)
 }
 
 /// The acceptance rule: a step to an equal or lower energy is kept; a step

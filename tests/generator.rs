@@ -220,3 +220,36 @@ fn store_drops_isomorphic_puzzles_and_skips_a_torn_line() {
     assert!(!skipped[0].torn, "no longer the last line");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn estimate_then_confirm_ends_on_an_exact_energy() {
+    use boaf::search::HalfwayMode;
+    let e = builtin().get("E5").unwrap().clone();
+    for mode in [HalfwayMode::Estimate, HalfwayMode::Confirm] {
+        let params = SearchParams {
+            iterations: 120,
+            halfway: mode,
+            samples: 500,
+            confirm: 3,
+            ..SearchParams::paper(12)
+        };
+        let found = hill_descent(12, &e, &params, 3, Limits::default(), |_| {}).unwrap();
+        let (f, _) = features(&found.best, &AnalysisOptions::default()).unwrap();
+        assert!(f.solvable);
+        let exact = e.eval(&f);
+        match mode {
+            // The leaders by estimate were analysed exactly: the result
+            // carries its exact energy.
+            HalfwayMode::Confirm => {
+                assert_eq!(found.energy, exact);
+                assert_eq!(found.features, Some(f.clone()));
+            }
+            // Scored by estimate: the trace holds estimates, and the best is
+            // the least of them.
+            _ => {
+                let min = found.trace.iter().copied().fold(f64::INFINITY, f64::min);
+                assert_eq!(found.energy, min);
+            }
+        }
+    }
+}
