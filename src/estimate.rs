@@ -38,8 +38,10 @@ pub struct EstimateOptions {
     /// each solvable sample).
     pub tension: bool,
     /// Fewer solvable plain walks than this and the solvable part is
-    /// estimated by splitting, with a thirty-second as many walks.
+    /// estimated by splitting.
     pub rare: usize,
+    /// Walks kept alive by the splitting.
+    pub particles: usize,
 }
 
 impl Default for EstimateOptions {
@@ -49,6 +51,7 @@ impl Default for EstimateOptions {
             stratum: 3,
             tension: false,
             rare: RARE,
+            particles: 125,
         }
     }
 }
@@ -227,7 +230,7 @@ pub fn estimate_at(
     // they stay solvable, and after each step the survivors are resampled back
     // to full strength in proportion to their weights.
     if hits < opts.rare {
-        let particles = (opts.samples / 32).max(RARE);
+        let particles = opts.particles.max(1);
         let mut pool: Vec<Walk> = Vec::with_capacity(particles);
         for _ in 0..particles {
             let b = layer[rng.random_range(0..layer.len())];
@@ -485,7 +488,7 @@ mod tests {
         let exact = 37_461.0 / 3_216_593.0;
         let plain = estimate_halfway(&s, &EstimateOptions::default(), &Limits::default()).unwrap();
         assert!(plain.solvable >= RARE, "{}", plain.solvable);
-        // Forced to split: 250 splitting walks.
+        // Forced to split: 125 splitting walks.
         let opts = EstimateOptions {
             rare: usize::MAX,
             ..EstimateOptions::default()

@@ -4,7 +4,9 @@
 //! unused card in for a random puzzle card (probability `swap_in`), or swaps a
 //! random puzzle card's cell with another cell, empty or not. A step that does
 //! not raise the energy is kept; a worse one is kept with probability
-//! `uphill`, else undone. The best puzzle seen is the result.
+//! `uphill`, else undone. The best puzzle seen is the result; a solvable
+//! puzzle always beats an unsolvable one, and a budget that ends before any
+//! solvable puzzle was met (a few cards, a few steps) is extended until one is.
 //!
 //! The search is seeded: the same seed and parameters give the same puzzle
 //! and trace on any machine (the generator is `Xoshiro256PlusPlus`, a fixed
@@ -29,6 +31,12 @@ pub enum GenError {
     /// Bad parameters (n, grid or probabilities).
     #[error("{0}")]
     Invalid(String),
+    /// No solvable puzzle was met in this many steps.
+    #[error("no solvable puzzle met in {steps} steps")]
+    NoSolvable {
+        /// Steps taken.
+        steps: usize,
+    },
     /// The scoring search was cancelled or hit the memory cap.
     #[error(transparent)]
     Search(#[from] SearchError),
@@ -145,6 +153,8 @@ pub struct Found {
     /// Its energy.
     pub energy: f64,
     /// The energy of the current puzzle after each step (the start first).
+    /// Longer than the budget when the budget ended before any solvable
+    /// puzzle was met: the search then goes on until it meets one.
     pub trace: Vec<f64>,
     /// Energies computed (steps whose puzzle was not met before).
     pub evaluations: usize,
@@ -176,7 +186,7 @@ pub struct Scorer<'a> {
     mode: HalfwayMode,
     estimate: EstimateOptions,
     opts: AnalysisOptions,
-    memo: HashMap<[u8; MAX_CELLS], f64>,
+    memo: HashMap<[u8; MAX_CELLS], (f64, bool)>,
 }
 
 impl<'a> Scorer<'a> {
@@ -247,19 +257,43 @@ impl<'a> Scorer<'a> {
         Ok((f, e))
     }
 
-    /// The energy of a puzzle, and whether it was computed now (not remembered).
-    pub fn score(
-        &mut self,
-        cells: &[u8; MAX_CELLS],
-        grid: Grid,
-    ) -> Result<(f64, bool), SearchError> {
-        if let Some(&e) = self.memo.get(cells) {
-            return Ok((e, false));
+    /// The energy of a puzzle, whether it is solvable, and whether it was
+    /// computed now (not remembered).
+    pub fn score(&mut self, cells: &[u8; MAX_CELLS], grid: Grid) -> Result<Score, SearchError> {
+        if let Some(&(energy, solvable)) = self.memo.get(cells) {
+            return Ok(Score {
+                energy,
+                solvable,
+                fresh: false,
+            });
         }
         let f = self.features(&to_state(cells, grid), false)?;
-        let e = self.energy.eval(&f);
-        self.memo.insert(*cells, e);
-        Ok((e, true))
+        let energy = self.energy.eval(&f);
+        self.memo.insert(*cells, (energy, f.solvable));
+        Ok(Score {
+            energy,
+            solvable: f.solvable,
+            fresh: true,
+        })
+    }
+}
+
+/// A puzzle's score.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct Score {
+    /// Its energy.
+    pub energy: f64,
+    /// Whether it is solvable.
+    pub solvable: bool,
+    /// Whether it was computed now rather than remembered.
+    pub fresh: bool,
+}
+
+impl Score {
+    /// Whether this beats `other` as the best puzzle: any solvable puzzle
+    /// beats an unsolvable one, then the lower energy wins.
+    fn beats(&self, other: &Score) -> bool {
+        (!self.solvable, self.energy) < (!other.solvable, other.energy)
     }
 }
 
@@ -294,9 +328,9 @@ pub fn hill_descent(
     // The best few distinct puzzles by estimate, for the exact confirmation.
     let mut leaders: Vec<(f64, [u8; MAX_CELLS])> = Vec::new();
     let keep = params.confirm.max(1);
-    let mut note = |e: f64, cells: &[u8; MAX_CELLS]| {
-        if confirming && !leaders.iter().any(|l| l.1 == *cells) {
-            leaders.push((e, *cells));
+    let mut note = |score: Score, cells: &[u8; MAX_CELLS]| {
+        if confirming && score.solvable && !leaders.iter().any(|l| l.1 == *cells) {
+            leaders.push((score.energy, *cells));
             // Stable: among equal energies the earlier puzzle stays ahead.
             leaders.sort_by(|a, b| a.0.total_cmp(&b.0));
             leaders.truncate(keep);
@@ -305,13 +339,23 @@ pub fn hill_descent(
 
     // A random start; `deck[n..]` are the unused cards.
     let (mut cells, mut deck) = random_cells(n, cells_n, &mut rng);
-    let (mut current, fresh) = scorer.score(&cells, grid)?;
-    note(current, &cells);
-    let mut evaluations = fresh as usize;
-    let (mut best, mut best_energy) = (cells, current);
+    let start = scorer.score(&cells, grid)?;
+    note(start, &cells);
+    let mut current = start.energy;
+    let mut evaluations = 1;
+    let (mut best, mut best_score) = (cells, start);
     let mut trace = Vec::with_capacity(params.iterations + 1);
     trace.push(current);
-    for iteration in 1..=params.iterations {
+    // A budget that ends before any solvable puzzle was met (a few cards,
+    // few steps) is extended until one is; past this many steps the search
+    // gives up.
+    let most = params.iterations + 100 * params.iterations.max(100);
+    let mut iteration = 0;
+    loop {
+        iteration += 1;
+        if iteration > params.iterations && (best_score.solvable || iteration > most) {
+            break;
+        }
         if cancel
             .as_ref()
             .is_some_and(|f| f.load(std::sync::atomic::Ordering::Relaxed))
@@ -337,19 +381,19 @@ pub fn hill_descent(
             }
             cells.swap(a, b);
         }
-        let (e, fresh) = scorer.score(&cells, grid)?;
-        evaluations += fresh as usize;
-        if fresh {
-            note(e, &cells);
+        let score = scorer.score(&cells, grid)?;
+        evaluations += score.fresh as usize;
+        if score.fresh {
+            note(score, &cells);
         }
-        if accepts(e, current, params.uphill, &mut rng) {
-            current = e;
+        if accepts(score.energy, current, params.uphill, &mut rng) {
+            current = score.energy;
             if let Some((u, out)) = swapped_in {
                 deck[u] = out;
             }
-            if e < best_energy {
+            if score.beats(&best_score) {
                 best = cells;
-                best_energy = e;
+                best_score = score;
             }
         } else {
             cells = before;
@@ -358,9 +402,15 @@ pub fn hill_descent(
         report(StepReport {
             iteration,
             current,
-            best: best_energy,
+            best: best_score.energy,
         });
     }
+    if !best_score.solvable {
+        return Err(GenError::NoSolvable {
+            steps: iteration - 1,
+        });
+    }
+    let mut best_energy = best_score.energy;
     let mut features = None;
     if confirming {
         // The exact energy of each leader; the least wins (the earlier on ties).

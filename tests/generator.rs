@@ -253,3 +253,23 @@ fn estimate_then_confirm_ends_on_an_exact_energy() {
         }
     }
 }
+
+#[test]
+fn a_short_budget_goes_on_until_a_puzzle_is_solvable() {
+    // Four random cards are rarely solvable; one step rarely finds a solvable
+    // puzzle, so the search must go on past its budget.
+    let e = builtin().get("E0").unwrap().clone();
+    let params = SearchParams {
+        iterations: 1,
+        ..SearchParams::paper(4)
+    };
+    let mut extended = 0;
+    for seed in 0..30 {
+        let found = hill_descent(4, &e, &params, seed, Limits::default(), |_| {}).unwrap();
+        let (f, _) = features(&found.best, &AnalysisOptions::default()).unwrap();
+        assert!(f.solvable, "seed {seed}");
+        assert_eq!(found.energy, 0.0);
+        extended += (found.trace.len() > 2) as usize;
+    }
+    assert!(extended > 0, "some starts were unsolvable");
+}
