@@ -330,7 +330,12 @@ impl EnergyBook {
     pub fn add(&mut self, text: &str, file: &str) -> Result<(), EnergyError> {
         let parsed = parse_file(text, file)?;
         for e in parsed {
-            match self.energies.iter_mut().find(|x| x.name == e.name) {
+            // Names are matched as `get` matches them: ignoring case.
+            match self
+                .energies
+                .iter_mut()
+                .find(|x| x.name.eq_ignore_ascii_case(&e.name))
+            {
                 Some(old) => *old = e,
                 None => self.energies.push(e),
             }
@@ -392,7 +397,10 @@ struct BonusDoc {
 
 /// Line and column (1-based, in characters) of a byte offset.
 fn line_col(text: &str, at: usize) -> (usize, usize) {
-    let at = at.min(text.len());
+    let mut at = at.min(text.len());
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
     let before = &text[..at];
     let line = before.matches('\n').count() + 1;
     let start = before.rfind('\n').map_or(0, |i| i + 1);
@@ -422,7 +430,11 @@ fn parse_file(text: &str, file: &str) -> Result<Vec<Energy>, EnergyError> {
         let at = spanned.span().start;
         let e = spanned.into_inner();
         let name = e.name.get_ref().trim().to_string();
-        if name.is_empty() || name.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        if name.is_empty()
+            || !name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        {
             return Err(error(
                 e.name.span().start,
                 format!(
@@ -431,22 +443,21 @@ fn parse_file(text: &str, file: &str) -> Result<Vec<Energy>, EnergyError> {
                 ),
             ));
         }
-        if out.iter().any(|x| x.name == name) {
+        if out.iter().any(|x| x.name.eq_ignore_ascii_case(&name)) {
             return Err(error(
                 e.name.span().start,
                 format!("energy {name} is defined twice"),
             ));
         }
         let value = match &e.value {
-            Some(v) => {
-                parse_value(v.get_ref()).map_err(|(r, m)| error(inner(text, v.span(), r), m))?
-            }
+            Some(v) => parse_value(v.get_ref())
+                .map_err(|(r, m)| error(inner(text, v.span(), v.get_ref(), r), m))?,
             None => Vec::new(),
         };
         let mut bonuses = Vec::new();
         for b in &e.bonus {
             let when = parse_chains(b.when.get_ref())
-                .map_err(|(r, m)| error(inner(text, b.when.span(), r), m))?;
+                .map_err(|(r, m)| error(inner(text, b.when.span(), b.when.get_ref(), r), m))?;
             if !b.add.is_finite() {
                 return Err(error(
                     b.when.span().start,
@@ -470,14 +481,20 @@ fn parse_file(text: &str, file: &str) -> Result<Vec<Energy>, EnergyError> {
     Ok(out)
 }
 
-/// The byte offset in the file of byte `at` inside a string value whose
-/// span (quotes included) is `span`. Exact for strings without escapes.
-fn inner(text: &str, span: Range<usize>, at: usize) -> usize {
-    let quote = text[span.clone()]
-        .chars()
-        .take_while(|&c| c == '"' || c == '\'')
-        .count();
-    (span.start + quote + at).min(span.end)
+/// The byte offset in the file of byte `at` of the string `value`, whose
+/// span in the file (quotes included) is `span`. When the file spells the
+/// string differently (escapes, a multi-line string), the string's start.
+fn inner(text: &str, span: Range<usize>, value: &str, at: usize) -> usize {
+    let raw = text.get(span.clone()).unwrap_or("");
+    let quote = raw.chars().take_while(|&c| c == '"' || c == '\'').count();
+    let body = raw
+        .get(quote..raw.len().saturating_sub(quote))
+        .unwrap_or("");
+    if body == value {
+        span.start + quote + at
+    } else {
+        span.start
+    }
 }
 
 /// A token of an expression, with its byte range.
@@ -519,7 +536,9 @@ fn tokenize(s: &str) -> Result<Vec<(Tok, usize)>, ExprError> {
             let text = s[start..i].replace('_', "");
             let x: f64 = text
                 .parse()
-                .map_err(|_| (start, format!("bad number '{}'", &s[start..i])))?;
+                .ok()
+                .filter(|x: &f64| x.is_finite())
+                .ok_or_else(|| (start, format!("bad number '{}'", &s[start..i])))?;
             out.push((Tok::Num(x), start));
             continue;
         } else if c.is_ascii_alphabetic() || c == '_' {
@@ -831,6 +850,37 @@ bonus = [
         assert!(e.message.contains("twice"));
         let e = err("[[energy]]\nname = \"X\"\nbonus = [{ when = \"n < 2\", add = \"five\" }]\n");
         assert_eq!(e.line, 3, "{e}");
+    }
+
+    #[test]
+    fn odd_spellings_do_not_break_error_positions() {
+        // An escape and a multi-line string: the error points at the string.
+        let e = err("[[energy]]\nname = \"X\"\nbonus = [{ when = \"\\tn ≥x\", add = 1 }]\n");
+        assert_eq!(e.line, 3, "{e}");
+        assert!(e.message.contains("unknown feature 'x'"), "{e}");
+        let e = err("[[energy]]\nname = \"X\"\nbonus = [{ when = \"\"\"\nn ≥x\"\"\", add = 1 }]\n");
+        assert_eq!(e.line, 3, "{e}");
+        // Numbers past f64, names that would make paths, names that differ in case only.
+        assert!(
+            err("[[energy]]\nname = \"X\"\nvalue = \"1e400 * n\"\n")
+                .message
+                .contains("bad number")
+        );
+        assert!(
+            err("[[energy]]\nname = \"a/b\"\n")
+                .message
+                .contains("bad energy name")
+        );
+        assert!(
+            err("[[energy]]\nname = \"x\"\n[[energy]]\nname = \"X\"\n")
+                .message
+                .contains("twice")
+        );
+        let mut book = builtin();
+        book.add("[[energy]]\nname = \"e5\"\nvalue = \"n\"\n", "u")
+            .unwrap();
+        assert_eq!(book.energies().len(), 6);
+        assert_eq!(book.get("E5").unwrap().value_text(), "1.0 * n");
     }
 
     #[test]

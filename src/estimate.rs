@@ -66,23 +66,29 @@ pub struct Estimate {
     /// Plain walks that ended solvable (or, when exact, the solvable states
     /// of the halfway layer).
     pub solvable: usize,
-    /// Mean Browne tension of the solvable samples, when asked for and defined.
+    /// Mean Browne tension of the solvable samples (weighed as the ratio),
+    /// when asked for and defined.
     pub tension: Option<f64>,
+    /// False when no walk met a solvable state at all: the ratio (0) then
+    /// says nothing, and the caller should analyse exactly.
+    pub conclusive: bool,
 }
 
 /// Sums of the tension of solvable states.
 #[derive(Default)]
 struct Tension {
     sum: f64,
-    count: usize,
+    weight: f64,
 }
 
 impl Tension {
-    /// Adds a solvable board's tension: 1 − winning moves ÷ moves.
+    /// Adds a solvable board's tension, 1 − winning moves ÷ moves, with the
+    /// walk's importance weight (as the ratio weighs it).
     fn add(
         &mut self,
         lay: &Layout,
         b: &Board,
+        weight: f64,
         solver: &mut Solver,
         list: &mut MoveList,
     ) -> Result<(), SearchError> {
@@ -98,13 +104,13 @@ impl Tension {
                 || (classify(lay, &child).is_none() && solver.is_solvable(lay, child)?))
                 as usize;
         }
-        self.sum += 1.0 - wins as f64 / moves.len() as f64;
-        self.count += 1;
+        self.sum += weight * (1.0 - wins as f64 / moves.len() as f64);
+        self.weight += weight;
         Ok(())
     }
 
     fn mean(&self) -> Option<f64> {
-        (self.count > 0).then(|| self.sum / self.count as f64)
+        (self.weight > 0.0).then(|| self.sum / self.weight)
     }
 }
 
@@ -161,6 +167,7 @@ pub fn estimate_at(
             samples: 0,
             solvable: 0,
             tension: None,
+            conclusive: true,
         });
     }
     if stratum == depth {
@@ -170,7 +177,7 @@ pub fn estimate_at(
             if solvable_board(lay, b, &mut solver)? {
                 solvable += 1;
                 if opts.tension {
-                    tension.add(lay, b, &mut solver, &mut list)?;
+                    tension.add(lay, b, 1.0, &mut solver, &mut list)?;
                 }
             }
         }
@@ -179,6 +186,7 @@ pub fn estimate_at(
             samples: layer.len(),
             solvable,
             tension: tension.mean(),
+            conclusive: true,
         });
     }
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
@@ -216,7 +224,7 @@ pub fn estimate_at(
             hits += 1;
             solvable_mass += weight;
             if opts.tension {
-                tension.add(lay, &w.board, &mut solver, &mut list)?;
+                tension.add(lay, &w.board, weight, &mut solver, &mut list)?;
             }
         }
     }
@@ -229,16 +237,25 @@ pub fn estimate_at(
     // ancestor of a solvable state is solvable, so walks are kept only while
     // they stay solvable, and after each step the survivors are resampled back
     // to full strength in proportion to their weights.
+    let mut conclusive = true;
     if hits < opts.rare {
         let particles = opts.particles.max(1);
+        // Starts: stratum states drawn until `particles` solvable ones turn
+        // up (or 32 times as many draws). Each carries `particles / draws`,
+        // so that the pool's mean weight is the solvable fraction of the
+        // stratum, as the plain walks' is.
         let mut pool: Vec<Walk> = Vec::with_capacity(particles);
-        for _ in 0..particles {
+        let mut draws = 0usize;
+        while pool.len() < particles && draws < 32 * particles {
+            draws += 1;
             let b = layer[rng.random_range(0..layer.len())];
             if solvable_board(lay, &b, &mut solver)? {
                 pool.push(Walk::start(b));
             }
         }
-        // Weights are relative to `particles` starts; the dead carry none.
+        for w in &mut pool {
+            w.weight = particles as f64 / draws as f64;
+        }
         for _ in 0..steps {
             if cancelled() {
                 return Err(SearchError::Cancelled);
@@ -252,12 +269,21 @@ pub fn estimate_at(
             pool = resample(alive, particles, &mut rng);
         }
         let mass: f64 = pool.iter().map(|w| w.weight / orders(&w.path) as f64).sum();
-        solvable_mass = mass / particles as f64;
-        if opts.tension && hits == 0 {
-            for w in &pool {
-                tension.add(lay, &w.board, &mut solver, &mut list)?;
+        if mass > 0.0 {
+            solvable_mass = mass / particles as f64;
+            if opts.tension && hits == 0 {
+                for w in &pool {
+                    let weight = w.weight / orders(&w.path) as f64;
+                    tension.add(lay, &w.board, weight, &mut solver, &mut list)?;
+                }
             }
+        } else if hits == 0 {
+            // Neither the plain walks nor the splitting met a solvable
+            // state: the estimate cannot rank this puzzle (a solvable one
+            // has a positive ratio), and says so.
+            conclusive = false;
         }
+        // Otherwise every splitting walk died: keep the plain estimate.
     }
     let ratio = if total > 0.0 {
         (solvable_mass / total).min(1.0)
@@ -269,6 +295,7 @@ pub fn estimate_at(
         samples: opts.samples,
         solvable: hits,
         tension: tension.mean(),
+        conclusive,
     })
 }
 

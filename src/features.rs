@@ -243,7 +243,13 @@ pub fn features_for(
     opts: &AnalysisOptions,
 ) -> Result<Features, SearchError> {
     if need == Need::Halfway {
-        return Ok(features(state, opts)?.0);
+        // Only as deep as the features go: deeper layers would be counted
+        // exactly instead of pruned.
+        let shallowest = AnalysisOptions {
+            max_depth: Some(0),
+            ..opts.clone()
+        };
+        return Ok(features(state, &shallowest)?.0);
     }
     let cards = card_features(state);
     let depth = match need {

@@ -64,7 +64,7 @@ pub struct GenerateArgs {
     #[arg(long, value_enum)]
     halfway: Option<Halfway>,
     /// Walks per halfway estimate
-    #[arg(long, default_value_t = 2000)]
+    #[arg(long, default_value_t = boaf::estimate::EstimateOptions::default().samples)]
     samples: usize,
     /// With --halfway confirm: how many of the best puzzles by estimate are analysed exactly
     #[arg(long, default_value_t = 3)]
@@ -214,6 +214,7 @@ pub fn generate(args: GenerateArgs) -> Result<ExitCode> {
         out.display()
     );
     let total = indices.len();
+    let first = indices.start;
     let job = Job {
         n: args.n,
         energy,
@@ -252,6 +253,22 @@ pub fn generate(args: GenerateArgs) -> Result<ExitCode> {
 
     let mut stdout = std::io::stdout().lock();
     let (mut written, mut duplicates, mut failed) = (0, 0, 0);
+    // Candidates are stored in batch order, so that the file does not depend
+    // on which worker finished first; a candidate waits only for the puzzles
+    // before it that are still being searched.
+    let mut order = InOrder::new(first);
+    let mut store_one = |c: &Candidate| -> Result<()> {
+        if store
+            .add(c)
+            .with_context(|| format!("writing {}", out.display()))?
+        {
+            written += 1;
+            multi.suspend(|| print_candidate(&mut stdout, c))?;
+        } else {
+            duplicates += 1;
+        }
+        Ok(())
+    };
     let cancelled = loop {
         let msg = match generator
             .messages()
@@ -280,24 +297,24 @@ pub fn generate(args: GenerateArgs) -> Result<ExitCode> {
             }
             Message::Candidate(c) => {
                 batch.inc(1);
-                if store
-                    .add(&c)
-                    .with_context(|| format!("writing {}", out.display()))?
-                {
-                    written += 1;
-                    multi.suspend(|| print_candidate(&mut stdout, &c))?;
-                } else {
-                    duplicates += 1;
-                }
+                order.arrived(c.index, Some(c));
             }
             Message::Error { index, message } => {
                 batch.inc(1);
                 failed += 1;
                 multi.suspend(|| eprintln!("puzzle {index}: {message}"));
+                order.arrived(index, None);
             }
             Message::Finished { cancelled, .. } => break cancelled,
         }
+        for c in order.ready() {
+            store_one(&c)?;
+        }
     };
+    // What is still waiting for an earlier puzzle (a cancelled run), in order.
+    for c in order.rest() {
+        store_one(&c)?;
+    }
     for pb in bars.iter().chain([&batch]) {
         pb.finish_and_clear();
     }
@@ -314,6 +331,41 @@ pub fn generate(args: GenerateArgs) -> Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// Puts candidates back in batch order.
+struct InOrder {
+    next: usize,
+    waiting: std::collections::BTreeMap<usize, Option<Box<Candidate>>>,
+}
+
+impl InOrder {
+    fn new(first: usize) -> InOrder {
+        InOrder {
+            next: first,
+            waiting: Default::default(),
+        }
+    }
+
+    /// Puzzle `index` is done (`None`: it failed).
+    fn arrived(&mut self, index: usize, c: Option<Box<Candidate>>) {
+        self.waiting.insert(index, c);
+    }
+
+    /// The candidates whose turn has come.
+    fn ready(&mut self) -> Vec<Candidate> {
+        let mut out = Vec::new();
+        while let Some(c) = self.waiting.remove(&self.next) {
+            out.extend(c.map(|b| *b));
+            self.next += 1;
+        }
+        out
+    }
+
+    /// Everything still waiting, in order.
+    fn rest(self) -> impl Iterator<Item = Box<Candidate>> {
+        self.waiting.into_values().flatten()
+    }
 }
 
 fn print_candidate(out: &mut impl Write, c: &Candidate) -> std::io::Result<()> {
@@ -345,10 +397,12 @@ pub fn puzzles(args: PuzzlesArgs) -> Result<ExitCode> {
     }
     let filter: Option<Vec<Chain>> = match &args.filter {
         Some(text) => Some(parse_condition(text).map_err(|(at, m)| {
+            // Columns count characters, not bytes.
+            let column = text.get(..at).map_or(at, |s| s.chars().count());
             anyhow!(
                 "bad --where: column {}: {m}\n  {text}\n  {}^",
-                at + 1,
-                " ".repeat(at)
+                column + 1,
+                " ".repeat(column)
             )
         })?),
         None => None,

@@ -143,7 +143,9 @@ pub fn make_candidate(
         limits.clone(),
         report,
     )?;
+    // Depth 0 asked for: the analysis goes to the features' depths only.
     let opts = AnalysisOptions {
+        max_depth: Some(0),
         limits,
         ..AnalysisOptions::default()
     };

@@ -51,6 +51,10 @@ pub fn paper_iterations(n: usize) -> usize {
     }
 }
 
+/// The most steps a search may be asked for (its trace is kept in memory
+/// and stored with the puzzle).
+pub const MAX_ITERATIONS: usize = 10_000_000;
+
 /// The knobs of one search.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SearchParams {
@@ -134,6 +138,12 @@ impl SearchParams {
                 grid.cells(),
                 self.rows,
                 self.cols
+            ));
+        }
+        if self.iterations > MAX_ITERATIONS {
+            return Err(format!(
+                "at most {MAX_ITERATIONS} steps a puzzle, not {}",
+                self.iterations
             ));
         }
         for (name, p) in [("swap-in", self.swap_in), ("uphill", self.uphill)] {
@@ -220,7 +230,8 @@ impl<'a> Scorer<'a> {
                 ..EstimateOptions::default()
             },
             opts: AnalysisOptions {
-                max_depth: None,
+                // The features' depths only (see `features`).
+                max_depth: Some(0),
                 threads: 1,
                 limits,
                 progress: None,
@@ -244,6 +255,10 @@ impl<'a> Scorer<'a> {
         let mut f = features_for(puzzle, need, &self.opts)?;
         if estimating && f.solvable {
             let e = estimate_halfway(puzzle, &self.estimate, &self.opts.limits)?;
+            if !e.conclusive {
+                // No walk met a solvable state: only the analysis can say.
+                return features_for(puzzle, Need::Halfway, &self.opts);
+            }
             f.halfway_ratio = Some(e.ratio);
             f.midgame_tension = if self.tension { e.tension } else { None };
         }
@@ -293,7 +308,12 @@ impl Score {
     /// Whether this beats `other` as the best puzzle: any solvable puzzle
     /// beats an unsolvable one, then the lower energy wins.
     fn beats(&self, other: &Score) -> bool {
-        (!self.solvable, self.energy) < (!other.solvable, other.energy)
+        self.key() < other.key()
+    }
+
+    /// The order of scores: solvable before unsolvable, then lower energy.
+    fn key(&self) -> (bool, f64) {
+        (!self.solvable, self.energy)
     }
 }
 
@@ -342,14 +362,17 @@ pub fn hill_descent(
     let start = scorer.score(&cells, grid)?;
     note(start, &cells);
     let mut current = start.energy;
+    let mut current_score = start;
     let mut evaluations = 1;
     let (mut best, mut best_score) = (cells, start);
-    let mut trace = Vec::with_capacity(params.iterations + 1);
+    let mut trace = Vec::with_capacity(params.iterations.min(1 << 16) + 1);
     trace.push(current);
     // A budget that ends before any solvable puzzle was met (a few cards,
     // few steps) is extended until one is; past this many steps the search
     // gives up.
-    let most = params.iterations + 100 * params.iterations.max(100);
+    let most = params
+        .iterations
+        .saturating_add(params.iterations.max(100).saturating_mul(100));
     let mut iteration = 0;
     loop {
         iteration += 1;
@@ -386,8 +409,11 @@ pub fn hill_descent(
         if score.fresh {
             note(score, &cells);
         }
-        if accepts(score.energy, current, params.uphill, &mut rng) {
+        // Compared as the best is: solvable first, then energy. (E4 can
+        // score a solvable puzzle above the unsolvable penalty.)
+        if accepts(score.key(), current_score.key(), params.uphill, &mut rng) {
             current = score.energy;
+            current_score = score;
             if let Some((u, out)) = swapped_in {
                 deck[u] = out;
             }
@@ -465,9 +491,11 @@ fn random_cells(n: usize, cells_n: usize, rng: &mut impl rand::Rng) -> ([u8; MAX
     (cells, deck)
 }
 
-/// The acceptance rule: a step to an equal or lower energy is kept; a step
-/// up is kept with probability `uphill` (drawn only then).
-pub fn accepts(new: f64, current: f64, uphill: f64, rng: &mut impl rand::Rng) -> bool {
+/// The acceptance rule: a step to an equal or lower score is kept; a step
+/// up is kept with probability `uphill` (drawn only then). The search
+/// compares (unsolvable, energy) pairs, so any solvable puzzle is lower than
+/// any unsolvable one.
+pub fn accepts<K: PartialOrd>(new: K, current: K, uphill: f64, rng: &mut impl rand::Rng) -> bool {
     new <= current || rng.random_bool(uphill)
 }
 

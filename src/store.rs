@@ -47,15 +47,26 @@ impl std::fmt::Display for Skipped {
 
 /// Parses a store's text: the candidates, and the lines skipped.
 pub fn parse_store(text: &str) -> (Vec<Candidate>, Vec<Skipped>) {
+    parse_store_bytes(text.as_bytes())
+}
+
+/// Parses a store's bytes line by line, so that a line cut inside a
+/// multi-byte character spoils only itself.
+pub fn parse_store_bytes(bytes: &[u8]) -> (Vec<Candidate>, Vec<Skipped>) {
     let mut out = Vec::new();
     let mut skipped = Vec::new();
-    let ends_clean = text.is_empty() || text.ends_with('\n');
-    let lines: Vec<&str> = text.lines().collect();
+    let ends_clean = bytes.is_empty() || bytes.ends_with(b"\n");
+    let body = bytes.strip_suffix(b"\n").unwrap_or(bytes);
+    let lines: Vec<&[u8]> = if body.is_empty() {
+        Vec::new()
+    } else {
+        body.split(|&b| b == b'\n').collect()
+    };
     for (i, line) in lines.iter().enumerate() {
-        if line.trim().is_empty() {
+        if line.iter().all(|b| b.is_ascii_whitespace()) {
             continue;
         }
-        match serde_json::from_str::<Candidate>(line) {
+        match serde_json::from_slice::<Candidate>(line) {
             Ok(c) => out.push(c),
             Err(e) => skipped.push(Skipped {
                 line: i + 1,
@@ -89,14 +100,14 @@ impl PuzzleStore {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir)?;
         }
-        let text = match std::fs::read_to_string(path) {
+        let bytes = match std::fs::read(path) {
             Ok(t) => t,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => String::new(),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Vec::new(),
             Err(e) => return Err(e),
         };
-        let (old, skipped) = parse_store(&text);
+        let (old, skipped) = parse_store_bytes(&bytes);
         let mut file = OpenOptions::new().create(true).append(true).open(path)?;
-        if !text.is_empty() && !text.ends_with('\n') {
+        if !bytes.is_empty() && !bytes.ends_with(b"\n") {
             // End the torn line so the next record starts on a line of its own.
             file.write_all(b"\n")?;
         }
@@ -151,5 +162,5 @@ impl PuzzleStore {
 
 /// Reads a store file.
 pub fn read_store(path: &Path) -> io::Result<(Vec<Candidate>, Vec<Skipped>)> {
-    Ok(parse_store(&std::fs::read_to_string(path)?))
+    Ok(parse_store_bytes(&std::fs::read(path)?))
 }

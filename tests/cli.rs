@@ -277,3 +277,48 @@ fn generate_reports_bad_energy_files_and_names() {
     assert!(text(&out.stderr).contains("not a shard"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn store_order_does_not_depend_on_the_workers() {
+    let dir = std::env::temp_dir().join(format!("boaf-cli-order-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut files = Vec::new();
+    for workers in ["1", "2"] {
+        let file = dir.join(format!("w{workers}.jsonl"));
+        let out = boaf(
+            &[
+                "generate",
+                "-n",
+                "7",
+                "--count",
+                "6",
+                "--energy",
+                "E3",
+                "--seed",
+                "21",
+                "--iterations",
+                "150",
+                "--workers",
+                workers,
+                "--out",
+                file.to_str().unwrap(),
+            ],
+            "",
+        );
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let (cands, _) = boaf::store::read_store(&file).unwrap();
+        files.push(
+            cands
+                .iter()
+                .map(|c| (c.index, c.puzzle.clone(), c.energy.to_bits()))
+                .collect::<Vec<_>>(),
+        );
+    }
+    assert!(!files[0].is_empty());
+    assert_eq!(files[0], files[1]);
+    assert!(
+        files[0].windows(2).all(|w| w[0].0 < w[1].0),
+        "stored in batch order"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
