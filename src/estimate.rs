@@ -69,8 +69,8 @@ pub struct Estimate {
     /// Mean Browne tension of the solvable samples (weighed as the ratio),
     /// when asked for and defined.
     pub tension: Option<f64>,
-    /// False when no walk met a solvable state at all: the ratio (0) then
-    /// says nothing, and the caller should analyse exactly.
+    /// False when no walk met a solvable state at all: the ratio is then a
+    /// stand-in, half the resolution of the plain walks.
     pub conclusive: bool,
 }
 
@@ -241,12 +241,13 @@ pub fn estimate_at(
     if hits < opts.rare {
         let particles = opts.particles.max(1);
         // Starts: stratum states drawn until `particles` solvable ones turn
-        // up (or 32 times as many draws). Each carries `particles / draws`,
+        // up (or 4 times as many draws: each draw is a solve of a large
+        // state, the dearest of all). Each carries `particles / draws`,
         // so that the pool's mean weight is the solvable fraction of the
         // stratum, as the plain walks' is.
         let mut pool: Vec<Walk> = Vec::with_capacity(particles);
         let mut draws = 0usize;
-        while pool.len() < particles && draws < 32 * particles {
+        while pool.len() < particles && draws < 4 * particles {
             draws += 1;
             let b = layer[rng.random_range(0..layer.len())];
             if solvable_board(lay, &b, &mut solver)? {
@@ -279,9 +280,11 @@ pub fn estimate_at(
             }
         } else if hits == 0 {
             // Neither the plain walks nor the splitting met a solvable
-            // state: the estimate cannot rank this puzzle (a solvable one
-            // has a positive ratio), and says so.
+            // state. A solvable puzzle's ratio is positive, and 0 would make
+            // it the best of all under E5; half the plain walks' resolution
+            // ranks it below every puzzle whose small ratio was seen.
             conclusive = false;
+            solvable_mass = 0.5 * total / opts.samples.max(1) as f64;
         }
         // Otherwise every splitting walk died: keep the plain estimate.
     }

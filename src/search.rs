@@ -254,11 +254,10 @@ impl<'a> Scorer<'a> {
         };
         let mut f = features_for(puzzle, need, &self.opts)?;
         if estimating && f.solvable {
+            // An inconclusive estimate (no walk met a solvable state) is a
+            // small stand-in; the exact confirmation at the end settles the
+            // leaders. An exact analysis here would cost seconds a step.
             let e = estimate_halfway(puzzle, &self.estimate, &self.opts.limits)?;
-            if !e.conclusive {
-                // No walk met a solvable state: only the analysis can say.
-                return features_for(puzzle, Need::Halfway, &self.opts);
-            }
             f.halfway_ratio = Some(e.ratio);
             f.midgame_tension = if self.tension { e.tension } else { None };
         }
