@@ -576,7 +576,7 @@ fn print_analysis(state: &State, depths: &[DepthCount], f: &Features, halfway: u
         opt(f.halfway_ratio)
     );
     println!("midgame tension: {}\n\nfeatures", opt(f.midgame_tension));
-    for name in Features::NAMES.iter().chain(["midgame_tension"].iter()) {
+    for name in Features::NAMES.iter() {
         println!("  {name:<20} {}", opt(f.value(name)));
     }
 }

@@ -32,20 +32,7 @@ use thiserror::Error;
 pub const DEFAULT_PENALTY: f64 = 1000.0;
 
 /// Every feature name an energy may use.
-pub const FEATURE_NAMES: [&str; 12] = [
-    "n",
-    "solvable",
-    "suit_diversity",
-    "rank_diversity",
-    "dominant_suit_ratio",
-    "rank_clusters",
-    "avg_flockability",
-    "depth1_ratio",
-    "depth2_ratio",
-    "depth3_ratio",
-    "halfway_ratio",
-    "midgame_tension",
-];
+pub const FEATURE_NAMES: [&str; 12] = Features::NAMES;
 
 /// A bad energy file: where and what.
 #[derive(Clone, Debug, PartialEq, Error)]

@@ -107,8 +107,8 @@ pub fn feature_depth(n: usize) -> usize {
 }
 
 impl Features {
-    /// The names of the features [`Features::value`] knows, but the tension.
-    pub const NAMES: [&'static str; 11] = [
+    /// The names of the features [`Features::value`] knows.
+    pub const NAMES: [&'static str; 12] = [
         "n",
         "solvable",
         "suit_diversity",
@@ -120,6 +120,7 @@ impl Features {
         "depth2_ratio",
         "depth3_ratio",
         "halfway_ratio",
+        "midgame_tension",
     ];
 
     /// Combines the card features with an analysis that reaches [`feature_depth`].
