@@ -498,6 +498,15 @@ enum Tok {
 
 type ExprError = (usize, String);
 
+/// The operators of two characters.
+const TWO_CHAR: [(&str, Tok); 5] = [
+    ("<=", Tok::Cmp(Cmp::Le)),
+    (">=", Tok::Cmp(Cmp::Ge)),
+    ("==", Tok::Cmp(Cmp::Eq)),
+    ("!=", Tok::Cmp(Cmp::Ne)),
+    ("&&", Tok::And),
+];
+
 fn tokenize(s: &str) -> Result<Vec<(Tok, usize)>, ExprError> {
     let mut out = Vec::new();
     let b = s.as_bytes();
@@ -542,21 +551,9 @@ fn tokenize(s: &str) -> Result<Vec<(Tok, usize)>, ExprError> {
                 start,
             ));
             continue;
-        } else if two == "<=" {
+        } else if let Some((_, tok)) = TWO_CHAR.iter().find(|(text, _)| *text == two) {
             i += 2;
-            Tok::Cmp(Cmp::Le)
-        } else if two == ">=" {
-            i += 2;
-            Tok::Cmp(Cmp::Ge)
-        } else if two == "==" {
-            i += 2;
-            Tok::Cmp(Cmp::Eq)
-        } else if two == "!=" {
-            i += 2;
-            Tok::Cmp(Cmp::Ne)
-        } else if two == "&&" {
-            i += 2;
-            Tok::And
+            tok.clone()
         } else {
             i += c.len_utf8();
             match c {
