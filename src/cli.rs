@@ -31,7 +31,7 @@ A state that starts with '--' can be written with '..' instead, given after
 #[command(name = "boaf", version, after_help = STATE_HELP)]
 pub struct Cli {
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
 }
 
 #[derive(Subcommand)]
@@ -57,9 +57,40 @@ enum Command {
     Puzzles(crate::gencli::PuzzlesArgs),
     /// List the energies (built-in and from files) with their ids and definitions
     Energies(crate::gencli::EnergiesArgs),
+    /// Fit ratings on features: the Regression panel's table
+    #[command(after_help = crate::regcli::REGRESS_HELP)]
+    Regress(crate::regcli::RegressArgs),
+    /// Open the desktop app (what `boaf` does with no command)
+    App,
     /// Measure the solver and the analysis (figures for the README)
     #[command(subcommand)]
     Bench(BenchCommand),
+}
+
+/// Opens the app, or explains why it cannot and points to the CLI.
+fn open_app() -> ExitCode {
+    const CLI: &str = "Everything also works from the command line; see `boaf --help`:
+  boaf generate -n 8 --count 5      generate puzzles into puzzles/
+  boaf puzzles puzzles/n8-E5.jsonl  list them
+  boaf analyze <PUZZLE>             per-depth counts and features
+  boaf regress ratings/example.csv  the regression table";
+    let has_display = ["DISPLAY", "WAYLAND_DISPLAY"]
+        .iter()
+        .any(|v| std::env::var_os(v).is_some_and(|s| !s.is_empty()));
+    if cfg!(target_os = "linux") && !has_display {
+        eprintln!(
+            "boaf: no display to open the app on (DISPLAY and WAYLAND_DISPLAY are unset).\n\
+             Run it on a desktop, or under a virtual display (xvfb-run cargo run --release).\n{CLI}"
+        );
+        return ExitCode::from(2);
+    }
+    match boaf::app::run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("boaf: could not open the app's window: {e}\n{CLI}");
+            ExitCode::from(2)
+        }
+    }
 }
 
 /// Where a state comes from.
@@ -270,7 +301,12 @@ pub(crate) fn bar(len: u64, what: &str) -> ProgressBar {
 
 /// Runs the parsed command line.
 pub fn run(cli: Cli) -> Result<ExitCode> {
-    match cli.command {
+    let Some(command) = cli.command else {
+        return Ok(open_app());
+    };
+    match command {
+        Command::App => Ok(open_app()),
+        Command::Regress(args) => crate::regcli::regress(args),
         Command::Solve(args) => solve(args),
         Command::Deals(args) => {
             let threads = args.threads.unwrap_or_else(default_threads);

@@ -3,6 +3,7 @@
 
 mod cli;
 mod gencli;
+mod regcli;
 
 use clap::Parser;
 

@@ -322,3 +322,16 @@ fn store_order_does_not_depend_on_the_workers() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn with_no_display_the_app_points_to_the_cli_and_fails() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_boaf"))
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("no display"), "{err}");
+    assert!(err.contains("boaf generate"), "{err}");
+}

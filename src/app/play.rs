@@ -1,0 +1,331 @@
+//! The Play panel: the board, undo/redo/restart, a hint, an optional
+//! "no longer solvable" notice, a solution replay, and the clock and counts
+//! that go into the rating.
+
+use super::BoafApp;
+use super::board::{BoardInput, Highlight, board_ui};
+use crate::game::Game;
+use crate::solver::{Verdict, solve};
+use crate::state::{Move, State};
+use eframe::egui;
+use std::time::{Duration, Instant};
+
+/// Time between the moves of a solution replay.
+const REPLAY_STEP: Duration = Duration::from_millis(700);
+
+/// A solution being replayed.
+struct Replay {
+    moves: Vec<Move>,
+    next: usize,
+    last: Instant,
+}
+
+/// What the hint button found.
+#[derive(Clone, Debug, PartialEq)]
+enum Hint {
+    Move(Move, String),
+    NoSolution,
+}
+
+/// The Play panel's state: one game of the current candidate.
+#[derive(Default)]
+pub(super) struct PlayPanel {
+    game: Option<Game>,
+    selected: Option<usize>,
+    started: Option<Instant>,
+    /// Seconds on the clock when the puzzle was solved (the clock stops).
+    stopped: Option<f64>,
+    hint: Option<Hint>,
+    /// Off by default: knowing it would spoil the play.
+    warn_unsolvable: bool,
+    /// Whether the position is solvable, when the notice is on.
+    solvable_now: Option<bool>,
+    replay: Option<Replay>,
+    /// The solution was shown, so a solve after it is not the player's.
+    solution_seen: bool,
+    /// Solved by the player, without the solution shown first.
+    solved_by_player: bool,
+}
+
+/// What a rating records about the play.
+pub(super) struct PlayRecord {
+    pub solved: bool,
+    pub moves: u32,
+    pub undos: u32,
+    pub seconds: f64,
+}
+
+impl PlayPanel {
+    /// A fresh game of a deal.
+    pub(super) fn start(&mut self, state: State) {
+        *self = PlayPanel {
+            game: Some(Game::new(state)),
+            started: Some(Instant::now()),
+            warn_unsolvable: self.warn_unsolvable,
+            ..PlayPanel::default()
+        };
+    }
+
+    fn seconds(&self) -> f64 {
+        self.stopped
+            .or_else(|| self.started.map(|t| t.elapsed().as_secs_f64()))
+            .unwrap_or(0.0)
+    }
+
+    /// The counts for a rating.
+    pub(super) fn record(&self) -> PlayRecord {
+        PlayRecord {
+            solved: self.solved_by_player,
+            moves: self.game.as_ref().map_or(0, Game::moves),
+            undos: self.game.as_ref().map_or(0, Game::undos),
+            seconds: self.seconds(),
+        }
+    }
+
+    /// Advances a solution replay; asks for a repaint when the next step is due.
+    pub(super) fn tick(&mut self, ctx: &egui::Context) {
+        let Some(r) = &mut self.replay else { return };
+        if r.last.elapsed() >= REPLAY_STEP {
+            let mv = r.moves.get(r.next).copied();
+            r.next += 1;
+            r.last = Instant::now();
+            let done = r.next >= r.moves.len();
+            if let Some(mv) = mv {
+                self.apply(mv);
+            }
+            if done {
+                self.replay = None;
+                return;
+            }
+        }
+        ctx.request_repaint_after(REPLAY_STEP);
+    }
+
+    /// Plays a move and updates what depends on the position.
+    fn apply(&mut self, mv: Move) {
+        let Some(game) = &mut self.game else { return };
+        if game.play(mv).is_ok() {
+            self.after_change();
+        }
+    }
+
+    fn after_change(&mut self) {
+        let Some(game) = &self.game else { return };
+        self.selected = None;
+        self.hint = None;
+        if game.is_solved() && self.stopped.is_none() {
+            self.stopped = Some(self.seconds());
+            self.solved_by_player = !self.solution_seen;
+        }
+        self.solvable_now = self.warn_unsolvable.then(|| is_solvable(game.state()));
+    }
+
+    fn show_solution(&mut self) {
+        let Some(game) = &mut self.game else { return };
+        // From here if it can still be solved, else from the deal.
+        let moves = match solve(game.state()) {
+            Ok(Verdict::Solvable(path)) => path,
+            _ => {
+                game.restart();
+                match solve(game.state()) {
+                    Ok(Verdict::Solvable(path)) => path,
+                    _ => Vec::new(),
+                }
+            }
+        };
+        self.solution_seen = true;
+        self.selected = None;
+        self.hint = None;
+        if !moves.is_empty() {
+            self.replay = Some(Replay {
+                moves,
+                next: 0,
+                // The first move comes one step after the click.
+                last: Instant::now(),
+            });
+        }
+    }
+}
+
+fn is_solvable(state: &State) -> bool {
+    matches!(solve(state), Ok(Verdict::Solvable(_)))
+}
+
+fn hint(state: &State) -> Hint {
+    match solve(state) {
+        Ok(Verdict::Solvable(path)) if !path.is_empty() => {
+            Hint::Move(path[0], state.move_name(path[0]))
+        }
+        _ => Hint::NoSolution,
+    }
+}
+
+impl BoafApp {
+    pub(super) fn play_ui(&mut self, ui: &mut egui::Ui) {
+        ui.heading("Play");
+        let Some(c) = self.current() else {
+            ui.label(
+                "No candidate is open. Generate some, or pick one in the Generate panel's queue.",
+            );
+            return;
+        };
+        ui.label(format!(
+            "Candidate #{} · {} cards · {} · energy {}",
+            self.current.map_or(0, |i| i + 1),
+            c.n,
+            c.energy_id,
+            super::generate::format_value(Some(c.energy)),
+        ));
+        ui.weak(
+            "Click a stack, then one of its lit targets (same row or column, same suit or \
+             same or adjacent rank), or drag it there. Leave one stack to win.",
+        );
+        let p = &mut self.play;
+        let Some(game) = &p.game else { return };
+        let replaying = p.replay.is_some();
+        let mut clicked = None;
+        ui.horizontal(|ui| {
+            ui.add_enabled_ui(!replaying, |ui| {
+                if ui
+                    .add_enabled(game.can_undo(), egui::Button::new("Undo"))
+                    .clicked()
+                {
+                    clicked = Some("undo");
+                }
+                if ui
+                    .add_enabled(game.can_redo(), egui::Button::new("Redo"))
+                    .clicked()
+                {
+                    clicked = Some("redo");
+                }
+                if ui.button("Restart").clicked() {
+                    clicked = Some("restart");
+                }
+                if ui.button("Hint").clicked() {
+                    clicked = Some("hint");
+                }
+                if ui.button("Show solution").clicked() {
+                    clicked = Some("solution");
+                }
+            });
+            if replaying && ui.button("Stop replay").clicked() {
+                clicked = Some("stop");
+            }
+            let before = p.warn_unsolvable;
+            ui.checkbox(
+                &mut p.warn_unsolvable,
+                "Tell me when it can no longer be solved",
+            );
+            if p.warn_unsolvable && !before {
+                clicked = Some("check");
+            }
+        });
+        match clicked {
+            Some("undo") => {
+                if let Some(g) = &mut p.game {
+                    g.undo();
+                }
+                p.after_change();
+            }
+            Some("redo") => {
+                if let Some(g) = &mut p.game {
+                    g.redo();
+                }
+                p.after_change();
+            }
+            Some("restart") => {
+                if let Some(g) = &mut p.game {
+                    g.restart();
+                }
+                p.after_change();
+            }
+            Some("hint") => p.hint = p.game.as_ref().map(|g| hint(g.state())),
+            Some("solution") => p.show_solution(),
+            Some("stop") => p.replay = None,
+            Some("check") => p.after_change(),
+            _ => {}
+        }
+        let Some(game) = &p.game else { return };
+        ui.horizontal(|ui| {
+            ui.label(format!(
+                "Moves {} · undos {} · stacks left {} · time {:.0} s",
+                game.moves(),
+                game.undos(),
+                game.state().stack_count(),
+                p.seconds()
+            ));
+            if p.solution_seen {
+                ui.weak("(solution shown)");
+            }
+        });
+        match &p.hint {
+            Some(Hint::Move(_, name)) => {
+                ui.colored_label(
+                    egui::Color32::from_rgb(0xe0, 0xa8, 0x00),
+                    format!("Hint: {name}"),
+                );
+            }
+            Some(Hint::NoSolution) => {
+                ui.colored_label(
+                    ui.visuals().warn_fg_color,
+                    "Hint: no solution from here. Undo some moves.",
+                );
+            }
+            None => {}
+        }
+        if p.warn_unsolvable && p.solvable_now == Some(false) && !game.is_solved() {
+            ui.colored_label(
+                ui.visuals().error_fg_color,
+                "This position is no longer solvable.",
+            );
+        }
+        let targets = p.selected.map(|s| game.targets(s)).unwrap_or_default();
+        let light = Highlight {
+            selected: p.selected,
+            targets: &targets,
+            hint: match &p.hint {
+                Some(Hint::Move(m, _)) => Some(*m),
+                _ => None,
+            },
+        };
+        let state = game.state().clone();
+        let solved = game.is_solved();
+        let (moves, undos) = (game.moves(), game.undos());
+        let input = if replaying || solved {
+            // A finished or replaying board is shown, not played.
+            ui.add_enabled_ui(false, |ui| board_ui(ui, &state, &light));
+            None
+        } else {
+            board_ui(ui, &state, &light)
+        };
+        match input {
+            Some(BoardInput::Picked(cell)) => {
+                p.selected = Some(cell);
+                p.hint = None;
+            }
+            Some(BoardInput::Move(mv)) => p.apply(mv),
+            Some(BoardInput::Cancel) => p.selected = None,
+            None => {}
+        }
+        if solved {
+            ui.add_space(8.0);
+            let text = if p.solved_by_player {
+                format!(
+                    "★ Solved! ★  {moves} moves, {undos} undos, {:.0} s. Rate it in the Rate panel.",
+                    p.seconds()
+                )
+            } else {
+                "Solved by the solution replay.".to_string()
+            };
+            ui.label(
+                egui::RichText::new(text)
+                    .size(22.0)
+                    .strong()
+                    .color(egui::Color32::from_rgb(0x2e, 0xa0, 0x43)),
+            );
+            if ui.button("Rate it").clicked() {
+                self.tab = super::Tab::Rate;
+            }
+        }
+    }
+}

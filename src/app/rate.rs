@@ -1,0 +1,141 @@
+//! The Rate panel: a rating from 0 to 10, notes and the rater's name, saved
+//! as one synced row of `ratings/ratings.csv`; Skip moves on.
+
+use super::{BoafApp, Paths};
+use crate::generator::utc_now;
+use crate::ratings::{Rating, RatingsStore};
+use eframe::egui;
+
+/// The Rate panel's fields.
+pub(super) struct RatePanel {
+    rating: u8,
+    notes: String,
+    rater: String,
+    /// Rows saved in this session.
+    saved: usize,
+}
+
+impl RatePanel {
+    pub(super) fn new(paths: &Paths) -> RatePanel {
+        let rater = std::fs::read_to_string(paths.rater())
+            .map(|s| s.trim().to_string())
+            .unwrap_or_default();
+        RatePanel {
+            rating: 5,
+            notes: String::new(),
+            rater,
+            saved: 0,
+        }
+    }
+
+    /// Clears the rating and notes for a new candidate (the rater stays).
+    pub(super) fn reset(&mut self) {
+        self.rating = 5;
+        self.notes.clear();
+    }
+}
+
+impl BoafApp {
+    pub(super) fn rate_ui(&mut self, ui: &mut egui::Ui) {
+        ui.heading("Rate");
+        let Some(c) = self.current().cloned() else {
+            ui.label(
+                "No candidate is open. Generate some, or pick one in the Generate panel's queue.",
+            );
+            return;
+        };
+        let record = self.play.record();
+        ui.label(format!(
+            "Candidate #{} · {} cards · {} · {}",
+            self.current.map_or(0, |i| i + 1),
+            c.n,
+            c.energy_id,
+            if record.solved {
+                format!("solved in {} moves", record.moves)
+            } else {
+                format!("not solved ({} moves so far)", record.moves)
+            }
+        ));
+        let r = &mut self.rate;
+        egui::Grid::new("rate-form")
+            .num_columns(2)
+            .spacing([12.0, 8.0])
+            .show(ui, |ui| {
+                ui.label("Rating");
+                ui.add(egui::Slider::new(&mut r.rating, 0..=10).text("0 = poor, 10 = excellent"));
+                ui.end_row();
+                ui.label("Notes");
+                ui.add(
+                    egui::TextEdit::multiline(&mut r.notes)
+                        .hint_text("What made it good or bad?")
+                        .desired_rows(4)
+                        .desired_width(480.0),
+                );
+                ui.end_row();
+                ui.label("Rater");
+                ui.add(egui::TextEdit::singleline(&mut r.rater).hint_text("your name"));
+                ui.end_row();
+            });
+        let mut save = false;
+        let mut skip = false;
+        ui.horizontal(|ui| {
+            save = ui.button("Save rating").clicked();
+            skip = ui.button("Skip").clicked();
+        });
+        ui.weak(format!(
+            "Ratings go to {}, one row each, with every feature.",
+            self.paths.show(&self.paths.ratings())
+        ));
+        if save {
+            let rating = Rating {
+                puzzle: c.puzzle.clone(),
+                grid: format!("{}x{}", c.rows, c.cols),
+                energy_id: c.energy_id.clone(),
+                features: c.features.clone(),
+                rating: f64::from(self.rate.rating),
+                notes: self.rate.notes.clone(),
+                solved: record.solved,
+                moves: record.moves,
+                undos: record.undos,
+                seconds: record.seconds,
+                rater: self.rate.rater.trim().to_string(),
+                timestamp: utc_now(),
+            };
+            match save_rating(&self.paths, &rating) {
+                Ok(note) => {
+                    self.rate.saved += 1;
+                    // Remembered for next time; losing it is harmless.
+                    let _ = std::fs::write(self.paths.rater(), &rating.rater);
+                    self.say(note);
+                    self.regress.ratings_changed();
+                    self.open_next();
+                    if self.current.is_some() {
+                        self.tab = super::Tab::Play;
+                    }
+                }
+                Err(e) => self.say_error(e),
+            }
+        } else if skip {
+            self.open_next();
+            if self.current.is_some() {
+                self.tab = super::Tab::Play;
+            }
+        }
+    }
+}
+
+/// Appends a rating to the ratings file; says what happened.
+fn save_rating(paths: &Paths, rating: &Rating) -> Result<String, String> {
+    let path = paths.ratings();
+    let (mut store, repair) = RatingsStore::open(&path).map_err(|e| e.to_string())?;
+    store.append(rating).map_err(|e| e.to_string())?;
+    let mut note = format!("Saved rating {} to {}.", rating.rating, paths.show(&path));
+    if let Some(r) = repair {
+        note.push_str(&format!(
+            " A torn last row ({} bytes) was moved to {}.",
+            r.bytes,
+            paths.show(&r.saved_to)
+        ));
+    }
+    Ok(note)
+}

@@ -1,0 +1,343 @@
+//! The Regression panel: ratings on z-scored features (seed 001, Tables
+//! 1–4), the coefficient chart, rating against a feature with the fitted
+//! line, and "Use as energy".
+
+use super::{BoafApp, Paths};
+use crate::features::Features;
+use crate::ratings::{RatingsTable, read_ratings};
+use crate::regress::{Fit, RegressError, fit, table_data};
+use eframe::egui;
+use egui_plot::{Bar, BarChart, Line, Plot, Points};
+use std::path::PathBuf;
+
+/// The features of seed 001's Table 4, chosen at first.
+pub const DEFAULT_FEATURES: [&str; 5] = [
+    "depth1_ratio",
+    "halfway_ratio",
+    "dominant_suit_ratio",
+    "rank_clusters",
+    "avg_flockability",
+];
+
+/// The Regression panel's state.
+pub(super) struct RegressPanel {
+    /// Whether the demonstration ratings are shown instead of the user's.
+    example: bool,
+    /// The file read and what it held.
+    table: Option<(PathBuf, Result<RatingsTable, String>)>,
+    chosen: Vec<String>,
+    /// The fit for `chosen`, with the rows left out for missing values.
+    fit: Option<(Result<Fit, RegressError>, usize)>,
+    scatter: String,
+    energy_name: String,
+    /// The ratings changed since they were read.
+    stale: bool,
+}
+
+impl RegressPanel {
+    pub(super) fn new(paths: &Paths) -> RegressPanel {
+        // The user's own ratings once there are any; the example before.
+        let own = read_ratings(&paths.ratings()).is_ok_and(|t| t.rows.len() >= 2);
+        RegressPanel {
+            example: !own,
+            table: None,
+            chosen: DEFAULT_FEATURES.iter().map(|s| s.to_string()).collect(),
+            fit: None,
+            scatter: "halfway_ratio".into(),
+            energy_name: "fitted".into(),
+            stale: true,
+        }
+    }
+
+    /// The fit shown, if any.
+    pub(super) fn fit(&self) -> Option<&Fit> {
+        self.fit.as_ref().and_then(|(f, _)| f.as_ref().ok())
+    }
+
+    /// A rating was saved: read the file again when the panel is next shown.
+    pub(super) fn ratings_changed(&mut self) {
+        self.stale = true;
+    }
+
+    fn reload(&mut self, paths: &Paths) {
+        let path = if self.example {
+            paths.example_ratings()
+        } else {
+            paths.ratings()
+        };
+        let table = read_ratings(&path).map_err(|e| e.to_string());
+        self.table = Some((path, table));
+        self.stale = false;
+        self.refit();
+    }
+
+    fn refit(&mut self) {
+        self.fit = match &self.table {
+            Some((_, Ok(table))) => Some(match table_data(table, &self.chosen) {
+                Ok(d) => (fit(&self.chosen, &d.x, &d.y), d.left_out),
+                Err(e) => (Err(e), 0),
+            }),
+            _ => None,
+        };
+    }
+}
+
+fn num(v: Option<f64>, digits: usize) -> String {
+    match v {
+        Some(v) if v.is_finite() => format!("{v:.digits$}"),
+        _ => "—".into(),
+    }
+}
+
+fn p_text(p: Option<f64>) -> String {
+    match p {
+        Some(p) if p < 0.0001 => "< 0.0001".into(),
+        p => num(p, 4),
+    }
+}
+
+impl BoafApp {
+    pub(super) fn regress_ui(&mut self, ui: &mut egui::Ui) {
+        let paths = self.paths.clone();
+        let r = &mut self.regress;
+        if r.stale {
+            r.reload(&paths);
+        }
+        ui.heading("Regression of ratings on features");
+        ui.horizontal(|ui| {
+            ui.label("Ratings:");
+            let before = r.example;
+            ui.radio_value(&mut r.example, false, paths.show(&paths.ratings()));
+            ui.radio_value(
+                &mut r.example,
+                true,
+                format!(
+                    "{} (demonstration data)",
+                    paths.show(&paths.example_ratings())
+                ),
+            );
+            if r.example != before || ui.button("Reload").clicked() {
+                r.reload(&paths);
+            }
+        });
+        let table = match &r.table {
+            Some((_, Ok(t))) => t.clone(),
+            Some((path, Err(e))) => {
+                ui.colored_label(
+                    ui.visuals().error_fg_color,
+                    format!("{}: {e}", paths.show(path)),
+                );
+                if !r.example {
+                    ui.label("Rate some puzzles first, or look at the demonstration ratings.");
+                }
+                return;
+            }
+            None => return,
+        };
+        let raters: std::collections::BTreeSet<&str> = (0..table.rows.len())
+            .filter_map(|i| table.text(i, "rater"))
+            .collect();
+        ui.label(format!(
+            "{} ratings by {}.",
+            table.rows.len(),
+            raters.into_iter().collect::<Vec<_>>().join(", ")
+        ));
+        if r.example {
+            ui.colored_label(
+                ui.visuals().warn_fg_color,
+                "Demonstration data: real generated puzzles rated by a synthetic rater (a formula plus noise), not by people.",
+            );
+        }
+        for s in table.skipped.iter().take(3) {
+            ui.colored_label(ui.visuals().warn_fg_color, s.to_string());
+        }
+        ui.horizontal_wrapped(|ui| {
+            ui.label("Features:");
+            let mut changed = false;
+            for f in Features::NAMES.iter().filter(|f| table.column(f).is_some()) {
+                let mut on = r.chosen.iter().any(|c| c == f);
+                if ui.checkbox(&mut on, *f).changed() {
+                    changed = true;
+                    if on {
+                        r.chosen.push(f.to_string());
+                    } else {
+                        r.chosen.retain(|c| c != f);
+                    }
+                }
+            }
+            if changed {
+                // Keep the table in the features' usual order.
+                r.chosen
+                    .sort_by_key(|c| Features::NAMES.iter().position(|n| n == c));
+                r.refit();
+            }
+        });
+        let Some((result, left_out)) = &r.fit else {
+            return;
+        };
+        let fitted = match result {
+            Ok(f) => f.clone(),
+            Err(e) => {
+                ui.colored_label(ui.visuals().error_fg_color, format!("No fit: {e}"));
+                return;
+            }
+        };
+        if *left_out > 0 {
+            ui.colored_label(
+                ui.visuals().warn_fg_color,
+                format!("{left_out} ratings lack a chosen feature or the rating and are left out."),
+            );
+        }
+        for w in &fitted.warnings {
+            ui.colored_label(ui.visuals().warn_fg_color, format!("⚠ {w}"));
+        }
+        coef_table(ui, &fitted);
+        ui.columns(2, |cols| {
+            let ui = &mut cols[0];
+            ui.strong("Coefficients (per standard deviation of the feature)");
+            let bars: Vec<Bar> = fitted
+                .coefs
+                .iter()
+                .enumerate()
+                .map(|(i, c)| Bar::new(i as f64, c.estimate).name(&c.name).width(0.6))
+                .collect();
+            let names: Vec<String> = fitted.coefs.iter().map(|c| c.name.clone()).collect();
+            Plot::new("coef-chart")
+                .height(240.0)
+                .allow_scroll(false)
+                .x_axis_formatter(move |mark, _| {
+                    let i = mark.value.round();
+                    if (mark.value - i).abs() < 1e-6 && i >= 0.0 {
+                        names.get(i as usize).cloned().unwrap_or_default()
+                    } else {
+                        String::new()
+                    }
+                })
+                .show(ui, |plot| {
+                    plot.bar_chart(BarChart::new("coefficient", bars))
+                });
+            let ui = &mut cols[1];
+            scatter_ui(ui, &table, &fitted, &mut r.scatter);
+        });
+        ui.separator();
+        let mut use_it = false;
+        ui.horizontal(|ui| {
+            let l = ui.label("New energy named");
+            ui.text_edit_singleline(&mut r.energy_name)
+                .labelled_by(l.id);
+            use_it = ui
+                .button("Use as energy")
+                .on_hover_text("Minus the predicted rating, written to the fitted-energies file")
+                .clicked();
+        });
+        if use_it {
+            let name = r.energy_name.trim().to_string();
+            let about = format!(
+                "Minus the rating predicted from {} ratings by {} (R² {})",
+                fitted.n,
+                fitted
+                    .coefs
+                    .iter()
+                    .map(|c| c.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                num(fitted.r2, 3)
+            );
+            let toml = fitted.to_energy_toml(&name, &about);
+            match self.energies.append_fitted(&paths, &toml) {
+                Ok(()) => {
+                    self.generate.energies_changed(&self.energies);
+                    self.generate.choose_energy(&name);
+                    self.say(format!(
+                        "Energy '{name}' written to {}; it is chosen in the Generate panel.",
+                        paths.show(&paths.fitted_energies())
+                    ));
+                }
+                Err(e) => self.say_error(format!("could not add the energy: {e}")),
+            }
+        }
+    }
+}
+
+/// The table of seed 001's Tables 1–4, with t and p and the fit's summary.
+fn coef_table(ui: &mut egui::Ui, fit: &Fit) {
+    egui::Grid::new("coef-table")
+        .striped(true)
+        .num_columns(5)
+        .spacing([24.0, 4.0])
+        .show(ui, |ui| {
+            for h in ["Feature", "Coefficient", "Std. Error", "t", "p"] {
+                ui.strong(h);
+            }
+            ui.end_row();
+            for c in std::iter::once(&fit.intercept).chain(&fit.coefs) {
+                ui.label(&c.name);
+                ui.monospace(num(Some(c.estimate), 4));
+                ui.monospace(num(c.std_error, 4));
+                ui.monospace(num(c.t, 3));
+                ui.monospace(p_text(c.p));
+                ui.end_row();
+            }
+        });
+    ui.label(format!(
+        "n = {} · R² = {} · adjusted R² = {} · residual σ = {} · condition number {}",
+        fit.n,
+        num(fit.r2, 4),
+        num(fit.adj_r2, 4),
+        num(fit.sigma, 3),
+        num(Some(fit.condition), 1)
+    ));
+}
+
+/// Rating against one feature, with the fitted line (the other features at
+/// their means).
+fn scatter_ui(ui: &mut egui::Ui, table: &RatingsTable, fit: &Fit, feature: &mut String) {
+    ui.horizontal(|ui| {
+        let l = ui.strong("Rating against");
+        egui::ComboBox::from_id_salt("scatter-feature")
+            .selected_text(feature.as_str())
+            .show_ui(ui, |ui| {
+                for f in Features::NAMES.iter().filter(|f| table.column(f).is_some()) {
+                    ui.selectable_value(feature, f.to_string(), *f);
+                }
+            })
+            .response
+            .labelled_by(l.id);
+    });
+    let points: Vec<[f64; 2]> = (0..table.rows.len())
+        .filter_map(|i| Some([table.number(i, feature)?, table.number(i, "rating")?]))
+        .collect();
+    let line = fit
+        .coefs
+        .iter()
+        .position(|c| c.name == *feature)
+        .and_then(|j| {
+            let (lo, hi) = points
+                .iter()
+                .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), p| {
+                    (lo.min(p[0]), hi.max(p[0]))
+                });
+            (lo < hi).then(|| {
+                let at = |x: f64| {
+                    fit.intercept.estimate + fit.coefs[j].estimate * (x - fit.means[j]) / fit.sds[j]
+                };
+                vec![[lo, at(lo)], [hi, at(hi)]]
+            })
+        });
+    Plot::new("scatter")
+        .height(240.0)
+        .allow_scroll(false)
+        .x_axis_label(feature.as_str())
+        .y_axis_label("rating")
+        .include_y(0.0)
+        .include_y(10.0)
+        .show(ui, |plot| {
+            plot.points(Points::new("ratings", points).radius(3.0));
+            if let Some(l) = line {
+                plot.line(Line::new("fit", l));
+            }
+        });
+    if !fit.coefs.iter().any(|c| c.name == *feature) {
+        ui.weak("This feature is not in the fit, so there is no fitted line.");
+    }
+}
