@@ -26,7 +26,8 @@ batch into parts whose outputs concatenate to the whole.
 
 Candidates are appended to --out as JSON lines as they finish, each synced to
 disk; puzzles isomorphic to one already in the file are dropped. Energies are
-E0-E5 (assets/energies.toml) and any defined in --energies files.";
+E0-E5 (assets/energies.toml), those fitted in the app's Regression panel
+(assets/fitted-energies.toml) and any defined in --energies files.";
 
 /// Arguments of `boaf generate`.
 #[derive(Args)]
@@ -127,15 +128,17 @@ fn shard_arg(s: &str) -> Result<(usize, usize), String> {
     Ok((i, n))
 }
 
-/// The built-in energies, then `assets/energies.toml` of the working
-/// directory if there is one (so edits there count), then the given files.
+/// The built-in energies, then `assets/energies.toml` and
+/// `assets/fitted-energies.toml` of the working directory if they exist (so
+/// edits and fits made in the app count), then the given files.
 pub fn load_energies(files: &[PathBuf]) -> Result<EnergyBook> {
     let mut book = builtin();
-    let local = Path::new("assets/energies.toml");
-    let mut all: Vec<&Path> = Vec::new();
-    if local.is_file() {
-        all.push(local);
-    }
+    // The app's energy files: the editable one, then those fitted from ratings.
+    let mut all: Vec<&Path> = ["assets/energies.toml", boaf::app::FITTED_ENERGIES]
+        .into_iter()
+        .map(Path::new)
+        .filter(|p| p.is_file())
+        .collect();
     all.extend(files.iter().map(PathBuf::as_path));
     for f in all {
         let text =

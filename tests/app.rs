@@ -90,9 +90,39 @@ fn play_to_solved_by_clicking_cells_then_rate_and_read_the_row_back() {
     let Ok(Verdict::Solvable(path)) = solve(&deal) else {
         panic!("the candidate is solvable");
     };
-    // Each move: click the stack, then its target, by their accessible names.
+    // The first move by drag and drop, from the stack's card onto its target.
     let mut state = deal.clone();
-    for mv in &path {
+    let first = path[0];
+    let from = h
+        .get_by_label(&cell_label(&state, first.from as usize))
+        .rect()
+        .center();
+    let to = h
+        .get_by_label(&cell_label(&state, first.to as usize))
+        .rect()
+        .center();
+    h.hover_at(from);
+    h.step();
+    h.drag_at(from);
+    h.step();
+    for t in [0.1, 0.4, 0.7, 1.0] {
+        h.hover_at(from + (to - from) * t);
+        h.step();
+    }
+    h.drop_at(to);
+    h.run();
+    state = state.apply(first).unwrap();
+    assert!(
+        h.query_by_label(&cell_label(&deal, first.to as usize))
+            .is_none(),
+        "the target's top is covered by the dropped stack"
+    );
+    assert!(
+        h.query_by_label(&cell_label(&state, first.from as usize))
+            .is_some()
+    );
+    // The other moves: click the stack, then its target, by their accessible names.
+    for mv in &path[1..] {
         h.get_by_label(&cell_label(&state, mv.from as usize))
             .click();
         h.run();

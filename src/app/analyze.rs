@@ -105,7 +105,7 @@ impl BoafApp {
         }
         ui.columns(2, |cols| {
             let ui = &mut cols[0];
-            ui.strong("Solvable vs unsolvable states by depth (log₁₀)");
+            ui.strong("Solvable vs unsolvable states by depth (log scale)");
             match &a.done {
                 Some((p, Ok(analysis))) if *p == c.puzzle => depth_chart(ui, analysis),
                 Some((p, Err(e))) if *p == c.puzzle => {
@@ -138,7 +138,8 @@ const PENALTY: f64 = 1000.0;
 
 /// Seed 001's Figure 2: log₁₀ of the solvable and unsolvable counts.
 fn depth_chart(ui: &mut egui::Ui, analysis: &Analysis) {
-    let log = |v: u64| if v == 0 { 0.0 } else { (v as f64).log10() };
+    // log₁₀(1 + count): one state shows as a bar, none as no bar.
+    let log = |v: u64| (v as f64).ln_1p() / std::f64::consts::LN_10;
     let solvable: Vec<Bar> = analysis
         .depths
         .iter()
@@ -162,7 +163,7 @@ fn depth_chart(ui: &mut egui::Ui, analysis: &Analysis) {
         .height(260.0)
         .legend(Legend::default())
         .x_axis_label("depth (moves made)")
-        .y_axis_label("log₁₀ states")
+        .y_axis_label("log₁₀(1 + states)")
         .allow_scroll(false)
         .include_y(0.0)
         .show(ui, |plot| {

@@ -174,15 +174,23 @@ pub(super) fn board_ui(ui: &mut egui::Ui, state: &State, light: &Highlight) -> O
         } else {
             None
         };
+        let last_pos = egui::Id::unique("boaf-drag-pos");
         if response.dragged() {
             dragging = Some(cell);
+            // Kept for the drop: the pointer may be gone by the release frame.
+            if let Some(p) = ui.ctx().pointer_interact_pos() {
+                ui.data_mut(|d| d.insert_temp(last_pos, p));
+            }
         }
         if response.drag_started() {
             input = Some(BoardInput::Picked(cell));
         }
         if response.drag_stopped() {
             // Dropped: onto the cell under the pointer, if it is a target.
-            let at = ui.ctx().pointer_interact_pos();
+            let at = ui
+                .ctx()
+                .pointer_interact_pos()
+                .or_else(|| ui.data(|d| d.get_temp::<egui::Pos2>(last_pos)));
             let onto = at.and_then(|p| (0..grid.cells()).find(|&c| rect_of(c).contains(p)));
             input = Some(match onto {
                 Some(to) if to != cell && state.is_legal(mv(cell, to)) => {

@@ -463,7 +463,7 @@ impl BoafApp {
             .num_columns(5 + COLUMNS.len())
             .show(ui, |ui| {
                 ui.strong("");
-                ui.strong("puzzle");
+                ui.strong("#");
                 ui.strong("n");
                 ui.strong("energy");
                 ui.strong("value");

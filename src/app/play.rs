@@ -60,7 +60,6 @@ impl PlayPanel {
     pub(super) fn start(&mut self, state: State) {
         *self = PlayPanel {
             game: Some(Game::new(state)),
-            started: Some(Instant::now()),
             warn_unsolvable: self.warn_unsolvable,
             ..PlayPanel::default()
         };
@@ -182,6 +181,11 @@ impl BoafApp {
         );
         let p = &mut self.play;
         let Some(game) = &p.game else { return };
+        // The clock runs from the first time the puzzle is shown.
+        p.started.get_or_insert_with(Instant::now);
+        if p.stopped.is_none() {
+            ui.ctx().request_repaint_after(Duration::from_secs(1));
+        }
         let replaying = p.replay.is_some();
         let mut clicked = None;
         ui.horizontal(|ui| {
