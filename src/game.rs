@@ -18,6 +18,8 @@ pub struct Game {
     undos: u32,
     /// Whether the puzzle was solved at any point of this play.
     ever_solved: bool,
+    /// Whether moves and undos count (not while a solution is replayed).
+    counting: bool,
 }
 
 impl Game {
@@ -31,6 +33,7 @@ impl Game {
             moves: 0,
             undos: 0,
             ever_solved,
+            counting: true,
         }
     }
 
@@ -75,7 +78,9 @@ impl Game {
         self.ever_solved |= next.is_solved();
         self.states.push(next);
         self.played.push(mv);
-        self.moves += 1;
+        if self.counting {
+            self.moves += 1;
+        }
     }
 
     /// Takes back the last move; false if there is none.
@@ -84,7 +89,9 @@ impl Game {
             Some(mv) => {
                 self.states.pop();
                 self.redo.push(mv);
-                self.undos += 1;
+                if self.counting {
+                    self.undos += 1;
+                }
                 true
             }
             None => false,
@@ -108,6 +115,12 @@ impl Game {
     /// Back to the deal; the moves taken back count as undos and can be redone.
     pub fn restart(&mut self) {
         while self.undo() {}
+    }
+
+    /// Stops (or restarts) counting moves and undos: a replayed solution is
+    /// not the player's play.
+    pub fn set_counting(&mut self, on: bool) {
+        self.counting = on;
     }
 
     /// Whether a move can be undone.
@@ -179,5 +192,10 @@ mod tests {
         let before = g.moves();
         assert!(g.play(path[0]).is_err());
         assert_eq!(g.moves(), before);
+        // Moves made while not counting (a replay) leave the counts alone.
+        g.set_counting(false);
+        g.restart();
+        g.play(path[0]).unwrap();
+        assert_eq!((g.moves(), g.undos()), (before, 5));
     }
 }

@@ -177,9 +177,13 @@ fn io_err(path: &Path) -> impl FnOnce(io::Error) -> RatingsError + '_ {
 }
 
 impl RatingsStore {
-    /// Opens (or creates, with its folder and header) a ratings file. A torn
-    /// last row is moved to `<file>.torn`; rows are then written in the
-    /// file's own column order, so an older file keeps its layout.
+    /// Opens (or creates, with its folder and header) a ratings file.
+    ///
+    /// A torn last row is moved to `<file>.torn`. A whole last row (or a lone
+    /// header) that only lacks its newline gets one. A file written before
+    /// some columns existed is rewritten with them added (empty in its old
+    /// rows), by writing a copy and renaming it over the file, so no rating
+    /// loses a field.
     pub fn open(path: &Path) -> Result<(RatingsStore, Option<Repair>), RatingsError> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(io_err(path))?;
@@ -235,14 +239,43 @@ impl RatingsStore {
                 saved_to,
                 bytes: bytes.len() - start,
             });
+            bytes.truncate(start);
+        }
+        if !bytes.is_empty() && !bytes.ends_with(b"\n") {
+            // Whole, but edited without a final newline: end the line.
+            file.seek(SeekFrom::End(0)).map_err(io_err(path))?;
+            file.write_all(b"\n").map_err(io_err(path))?;
+            file.sync_all().map_err(io_err(path))?;
+        }
+        let missing: Vec<String> = header()
+            .into_iter()
+            .filter(|c| table.column(c).is_none())
+            .collect();
+        let mut columns = table.headers.clone();
+        if !missing.is_empty() {
+            columns.extend(missing.iter().cloned());
+            migrate(path, &table, &columns)?;
         }
         Ok((
             RatingsStore {
                 path: path.to_path_buf(),
-                columns: table.headers,
+                columns,
             },
             repair,
         ))
+    }
+
+    /// A rating as one CSV row (with its newline) in this file's layout.
+    pub fn row_bytes(&self, rating: &Rating) -> Result<Vec<u8>, RatingsError> {
+        if !(0.0..=10.0).contains(&rating.rating) {
+            return Err(RatingsError::BadRating(rating.rating));
+        }
+        let fields: Vec<String> = self
+            .columns
+            .iter()
+            .map(|c| rating.field(c).unwrap_or_default())
+            .collect();
+        Ok(record(&fields))
     }
 
     /// The file.
@@ -252,15 +285,7 @@ impl RatingsStore {
 
     /// Appends one rating as one row and syncs it to disk.
     pub fn append(&mut self, rating: &Rating) -> Result<(), RatingsError> {
-        if !(0.0..=10.0).contains(&rating.rating) {
-            return Err(RatingsError::BadRating(rating.rating));
-        }
-        let fields: Vec<String> = self
-            .columns
-            .iter()
-            .map(|c| rating.field(c).unwrap_or_default())
-            .collect();
-        let line = record(&fields);
+        let line = self.row_bytes(rating)?;
         let mut file = OpenOptions::new()
             .append(true)
             .open(&self.path)
@@ -269,6 +294,23 @@ impl RatingsStore {
         file.write_all(&line).map_err(io_err(&self.path))?;
         file.sync_data().map_err(io_err(&self.path))
     }
+}
+
+/// Rewrites a ratings file with more columns: a synced copy renamed over it.
+fn migrate(path: &Path, table: &RatingsTable, columns: &[String]) -> Result<(), RatingsError> {
+    // The old file stays beside it, in case it held rows that did not read.
+    std::fs::copy(path, format!("{}.bak", path.display())).map_err(io_err(path))?;
+    let tmp = PathBuf::from(format!("{}.migrating", path.display()));
+    let mut out = record(columns);
+    for row in &table.rows {
+        let mut fields = row.clone();
+        fields.resize(columns.len(), String::new());
+        out.extend(record(&fields));
+    }
+    let mut f = File::create(&tmp).map_err(io_err(&tmp))?;
+    f.write_all(&out).map_err(io_err(&tmp))?;
+    f.sync_all().map_err(io_err(&tmp))?;
+    std::fs::rename(&tmp, path).map_err(io_err(path))
 }
 
 /// One CSV record with its newline.
@@ -389,9 +431,16 @@ pub fn parse_ratings(bytes: &[u8], path: &str) -> Result<RatingsTable, RatingsEr
     }
     // The last record is torn when a write was cut short: no newline at the
     // end, or a quote left open (a cut inside multi-line notes).
-    let torn = records.last().is_some_and(|&(start, _, _)| {
-        let tail = &bytes[(start as usize).min(bytes.len())..];
-        !tail.ends_with(b"\n") || tail.iter().filter(|&&b| b == b'"').count() % 2 == 1
+    // A whole row that only lacks its newline (a hand edit) is kept: all
+    // its fields, and a complete timestamp when that column is last.
+    let torn = records.last().is_some_and(|(start, _, row)| {
+        let tail = &bytes[(*start as usize).min(bytes.len())..];
+        let open_quote = tail.iter().filter(|&&b| b == b'"').count() % 2 == 1;
+        let whole = row.as_ref().is_ok_and(|r| {
+            table.headers.last().is_none_or(|h| h != "timestamp")
+                || r.last().is_some_and(|t| t.len() == 20 && t.ends_with('Z'))
+        });
+        open_quote || (!tail.ends_with(b"\n") && !whole)
     });
     let count = records.len();
     for (i, (start, line, row)) in records.into_iter().enumerate() {

@@ -264,7 +264,8 @@ pub fn fit(names: &[String], x: &[Vec<f64>], y: &[f64]) -> Result<Fit, RegressEr
         let t = std_error.filter(|&se| se > 0.0).map(|se| estimate / se);
         let p = t
             .zip(t_dist.as_ref())
-            .map(|(t, d)| 2.0 * (1.0 - d.cdf(t.abs())))
+            // The survival function keeps tiny p-values that 1 − cdf rounds to 0.
+            .map(|(t, d)| 2.0 * d.sf(t.abs()))
             .filter(|p| p.is_finite());
         Coef {
             name: name.to_string(),

@@ -207,6 +207,22 @@ fn the_regression_panel_matches_the_normal_equations_on_the_example_ratings() {
         h.query_by_label(&shown).is_some(),
         "{shown} is in the table"
     );
+    // "Use as energy", twice: two energies, each minus the predicted rating.
+    h.get_by_label("Use as energy").click();
+    h.run();
+    h.get_by_label("Use as energy").click();
+    h.run();
+    let text = std::fs::read_to_string(root.join("assets/fitted-energies.toml")).unwrap();
+    let book = boaf::energy::EnergyBook::parse(&text, "fitted").unwrap();
+    let names: Vec<&str> = book.energies().iter().map(|e| e.name.as_str()).collect();
+    assert_eq!(names, ["fitted", "fitted-2"]);
+    let table = read_ratings(&example).unwrap();
+    for row in 0..3 {
+        let value = |f: &str| table.number(row, f);
+        let raw: Vec<f64> = features.iter().map(|f| value(f).unwrap()).collect();
+        let energy = book.energies()[1].eval_with(true, value);
+        assert!((energy + fit.predict(&raw)).abs() < 1e-6, "row {row}");
+    }
     // Unticking all but one feature refits.
     for f in &features[1..] {
         h.get_by_role_and_label(egui::Role::CheckBox, f).click();
@@ -251,4 +267,56 @@ fn a_bad_energy_edit_shows_line_and_column_and_keeps_the_last_good_energies() {
     let on_disk = std::fs::read_to_string(root.join("assets/energies.toml")).unwrap();
     assert!(!on_disk.contains("bad"));
     assert!(h.query_by_label_contains("mine-").is_some());
+}
+
+#[test]
+fn hint_undo_redo_and_the_solution_replay() {
+    let root = temp_root("assist");
+    let mut h = harness(&root);
+    generate_one(&mut h);
+    h.get_by_label("Play").click();
+    h.run();
+    let deal = boaf::app::candidate_state(h.state().current().unwrap()).unwrap();
+    let Ok(Verdict::Solvable(path)) = solve(&deal) else {
+        panic!("the candidate is solvable");
+    };
+    // The hint names the first move of a solution from here.
+    h.get_by_label("Hint").click();
+    h.run();
+    let name = format!("Hint: {}", deal.move_name(path[0]));
+    assert!(h.query_by_label(&name).is_some(), "{name}");
+    // A move, undone and redone.
+    let mv = path[0];
+    h.get_by_label(&cell_label(&deal, mv.from as usize)).click();
+    h.run();
+    h.get_by_label(&cell_label(&deal, mv.to as usize)).click();
+    h.run();
+    let after = deal.apply(mv).unwrap();
+    let stacks = |s: &boaf::State| format!("stacks left {}", s.stack_count());
+    assert!(h.query_by_label_contains(&stacks(&after)).is_some());
+    h.get_by_label("Undo").click();
+    h.run();
+    assert!(h.query_by_label_contains("Moves 1 · undos 1").is_some());
+    assert!(
+        h.query_by_label(&cell_label(&deal, mv.to as usize))
+            .is_some()
+    );
+    h.get_by_label("Redo").click();
+    h.run();
+    assert!(h.query_by_label_contains("Moves 2 · undos 1").is_some());
+    // The replay plays a solution out, a move at a time, and is not counted.
+    h.get_by_label("Show solution").click();
+    let start = Instant::now();
+    while h
+        .query_by_label_contains("Solved by the solution replay")
+        .is_none()
+    {
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "the replay finished"
+        );
+        h.step();
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(h.query_by_label_contains("Moves 2 · undos 1").is_some());
 }

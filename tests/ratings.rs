@@ -8,6 +8,8 @@ use boaf::ratings::{Rating, RatingsStore, header, read_ratings};
 use boaf::regress::fit;
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
+use statrs::distribution::{ContinuousCDF, StudentsT};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -98,11 +100,27 @@ fn check_rows(path: &Path) -> usize {
 fn a_writer_killed_again_and_again_never_loses_or_damages_a_row() {
     if let Some(path) = std::env::var_os(WRITER_ENV) {
         // The child: append numbered rows until killed, continuing the count.
+        // Every other row is written in two halves with a pause between,
+        // so that some kills tear a row and the next writer must repair it.
         let path = PathBuf::from(path);
         let (mut store, _) = RatingsStore::open(&path).unwrap();
         let mut k = read_ratings(&path).unwrap().rows.len();
         loop {
-            store.append(&row(k)).unwrap();
+            if k.is_multiple_of(2) {
+                store.append(&row(k)).unwrap();
+            } else {
+                let bytes = store.row_bytes(&row(k)).unwrap();
+                let mut f = std::fs::OpenOptions::new()
+                    .append(true)
+                    .open(&path)
+                    .unwrap();
+                let half = bytes.len() / 2;
+                f.write_all(&bytes[..half]).unwrap();
+                f.sync_data().unwrap();
+                std::thread::sleep(Duration::from_millis(5));
+                f.write_all(&bytes[half..]).unwrap();
+                f.sync_data().unwrap();
+            }
             k += 1;
         }
     }
@@ -133,6 +151,12 @@ fn a_writer_killed_again_and_again_never_loses_or_damages_a_row() {
     assert!(
         kills >= 20,
         "the writer was running when killed ({kills} of 25)"
+    );
+    // Some kills tore a row, and reopening moved each one aside.
+    let torn = std::fs::read_to_string(dir.join("ratings.csv.torn")).unwrap_or_default();
+    assert!(
+        torn.lines().any(|l| l.starts_with("AH2H")),
+        "no kill tore a row"
     );
     assert!(before > 25, "the writers wrote rows ({before})");
 }
@@ -182,23 +206,43 @@ fn a_torn_last_row_is_reported_then_moved_aside_before_the_next_append() {
 }
 
 #[test]
-fn an_older_file_without_some_columns_reads_and_keeps_its_layout() {
+fn an_older_file_gains_the_new_columns_and_keeps_every_value() {
     let dir = temp_dir("old");
     let path = dir.join("ratings.csv");
-    std::fs::write(
-        &path,
-        "puzzle,n,rating,halfway_ratio,notes,rater,extra\n\
-         AHKS,2,7,0.5,fine,ann,x\n",
-    )
-    .unwrap();
-    let (mut store, _) = RatingsStore::open(&path).unwrap();
-    store.append(&row(5)).unwrap();
+    let old = "puzzle,n,rating,halfway_ratio,notes,rater,extra\n\
+               AHKS,2,7,0.5,fine,ann,x\n";
+    std::fs::write(&path, old).unwrap();
+    // Read as it is: by column name, missing columns are absent.
     let table = read_ratings(&path).unwrap();
-    assert_eq!(table.headers.len(), 7);
-    assert_eq!(table.rows.len(), 2);
     assert_eq!(table.number(0, "rating"), Some(7.0));
     assert_eq!(table.number(0, "midgame_tension"), None);
+    // Opened for writing: rewritten with every column, the old file kept.
+    let (mut store, _) = RatingsStore::open(&path).unwrap();
+    assert_eq!(
+        std::fs::read_to_string(dir.join("ratings.csv.bak")).unwrap(),
+        old
+    );
+    store.append(&row(5)).unwrap();
+    let table = read_ratings(&path).unwrap();
+    let first = [
+        "puzzle",
+        "n",
+        "rating",
+        "halfway_ratio",
+        "notes",
+        "rater",
+        "extra",
+    ];
+    assert_eq!(&table.headers[..7], first);
+    for c in header() {
+        assert!(table.column(&c).is_some(), "{c}");
+    }
+    assert_eq!(table.rows.len(), 2);
+    assert_eq!(table.text(0, "extra"), Some("x"));
+    assert_eq!(table.text(0, "rater"), Some("ann"));
+    assert_eq!(table.text(0, "seconds"), Some(""));
     assert_eq!(table.number(1, "halfway_ratio"), Some(0.005));
+    assert_eq!(table.number(1, "seconds"), Some(12.5));
     assert_eq!(table.text(1, "extra"), Some(""));
     assert_eq!(table.notes(1), Some(row(5).notes));
     // A file that is not a ratings file is refused, not appended to.
@@ -206,6 +250,28 @@ fn an_older_file_without_some_columns_reads_and_keeps_its_layout() {
     std::fs::write(&other, "a,b\n1,2\n").unwrap();
     assert!(RatingsStore::open(&other).is_err());
     assert_eq!(std::fs::read_to_string(&other).unwrap(), "a,b\n1,2\n");
+}
+
+#[test]
+fn a_file_edited_without_a_final_newline_keeps_its_rows() {
+    let dir = temp_dir("newline");
+    // Only the header, with no newline: the first row must not join it.
+    let path = dir.join("header.csv");
+    std::fs::write(&path, header().join(",")).unwrap();
+    let (mut store, repair) = RatingsStore::open(&path).unwrap();
+    assert!(repair.is_none());
+    store.append(&row(0)).unwrap();
+    store.append(&row(1)).unwrap();
+    assert_eq!(check_rows(&path), 2);
+    // A whole last row with no newline is kept, not moved aside.
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, text.trim_end_matches('\n')).unwrap();
+    let table = read_ratings(&path).unwrap();
+    assert_eq!((table.rows.len(), table.torn_at), (2, None));
+    let (mut store, repair) = RatingsStore::open(&path).unwrap();
+    assert!(repair.is_none());
+    store.append(&row(2)).unwrap();
+    assert_eq!(check_rows(&path), 3);
 }
 
 #[test]
@@ -244,8 +310,10 @@ fn the_regression_matches_the_normal_equations_to_1e_6() {
             // t and p agree with their definitions.
             let t = beta[j + 1] / se[j + 1];
             assert!((got.coefs[j].t.unwrap() - t).abs() < 1e-6);
-            let p = got.coefs[j].p.unwrap();
-            assert!((0.0..=1.0).contains(&p));
+            // Two-sided, with n − k − 1 degrees of freedom.
+            let dist = StudentsT::new(0.0, 1.0, (n - k - 1) as f64).unwrap();
+            let p = 2.0 * (1.0 - dist.cdf(t.abs()));
+            assert!((got.coefs[j].p.unwrap() - p).abs() < 1e-9);
         }
         // R² from the reference fit's residuals.
         let mean = y.iter().sum::<f64>() / n as f64;

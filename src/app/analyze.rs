@@ -129,11 +129,19 @@ impl BoafApp {
         });
         ui.separator();
         ui.strong("Energy trace of the search (energy after each step)");
-        trace_plot(ui, &c.trace);
+        // The penalty of the energy that made it (1000 unless its file says).
+        let penalty = self
+            .energies
+            .book()
+            .energies()
+            .iter()
+            .find(|e| e.id() == c.energy_id)
+            .map_or(PENALTY, |e| e.penalty);
+        trace_plot(ui, &c.trace, penalty);
     }
 }
 
-/// The penalty the built-in energies give an unsolvable puzzle.
+/// The penalty of an energy no longer known by its id.
 const PENALTY: f64 = 1000.0;
 
 /// Seed 001's Figure 2: log₁₀ of the solvable and unsolvable counts.
@@ -202,7 +210,7 @@ fn feature_grid(ui: &mut egui::Ui, f: &Features) {
     });
 }
 
-fn trace_plot(ui: &mut egui::Ui, trace: &[f64]) {
+fn trace_plot(ui: &mut egui::Ui, trace: &[f64], penalty: f64) {
     if trace.is_empty() {
         ui.weak("This candidate has no trace.");
         return;
@@ -211,7 +219,7 @@ fn trace_plot(ui: &mut egui::Ui, trace: &[f64]) {
     let finite: Vec<[f64; 2]> = trace
         .iter()
         .enumerate()
-        .filter(|(_, e)| e.is_finite() && **e != PENALTY)
+        .filter(|(_, e)| e.is_finite() && **e != penalty)
         .map(|(i, &e)| [i as f64, e])
         .collect();
     let unsolvable = trace.len() - finite.len();

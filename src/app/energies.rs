@@ -96,12 +96,34 @@ impl EnergiesPanel {
         Ok(book)
     }
 
+    /// A name like `wanted` that no energy has yet: `wanted`, `wanted-2`, …
+    pub(super) fn free_name(&self, wanted: &str) -> String {
+        let wanted = if wanted.trim().is_empty() {
+            "fitted"
+        } else {
+            wanted.trim()
+        };
+        (1..)
+            .map(|i| match i {
+                1 => wanted.to_string(),
+                i => format!("{wanted}-{i}"),
+            })
+            .find(|n| self.book.get(n).is_none())
+            .expect("some suffix is free")
+    }
+
     /// Adds a fitted energy to the fitted-energies file, saving it.
     pub(super) fn append_fitted(&mut self, paths: &Paths, toml: &str) -> Result<(), String> {
         let path = paths.fitted_energies();
         let Some(i) = self.files.iter().position(|f| f.path == path) else {
             return Err("no fitted-energies file is configured".into());
         };
+        if self.files[i].text != self.files[i].saved {
+            return Err(format!(
+                "{} has unsaved edits in the Energies panel: save or reload it first",
+                paths.show(&path)
+            ));
+        }
         let mut text = self.files[i].saved.clone();
         if text.trim().is_empty() {
             text = "# Energies fitted from ratings by the Regression panel (\"Use as energy\").\n"

@@ -331,6 +331,12 @@ pub fn candidate_state(c: &Candidate) -> Result<State, String> {
 }
 
 impl eframe::App for BoafApp {
+    /// Runs even while the window is minimised: candidates keep being
+    /// drained and stored, so the workers never wait on a full channel.
+    fn logic(&mut self, ctx: &egui::Context, _frame: &mut eframe::Frame) {
+        self.poll(ctx);
+    }
+
     fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
         self.show(ui);
     }

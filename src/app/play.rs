@@ -25,6 +25,8 @@ struct Replay {
 enum Hint {
     Move(Move, String),
     NoSolution,
+    /// The solver gave up (its memory cap).
+    Failed(String),
 }
 
 /// The Play panel's state: one game of the current candidate.
@@ -93,11 +95,19 @@ impl PlayPanel {
                 self.apply(mv);
             }
             if done {
-                self.replay = None;
+                self.end_replay();
                 return;
             }
         }
         ctx.request_repaint_after(REPLAY_STEP);
+    }
+
+    /// Ends a solution replay; the player's moves count again.
+    fn end_replay(&mut self) {
+        self.replay = None;
+        if let Some(g) = &mut self.game {
+            g.set_counting(true);
+        }
     }
 
     /// Plays a move and updates what depends on the position.
@@ -112,6 +122,12 @@ impl PlayPanel {
         let Some(game) = &self.game else { return };
         self.selected = None;
         self.hint = None;
+        if !game.is_solved()
+            && let Some(secs) = self.stopped.take()
+        {
+            // Undone after solving: the clock runs on from where it stopped.
+            self.started = Some(Instant::now() - Duration::from_secs_f64(secs));
+        }
         if game.is_solved() && self.stopped.is_none() {
             self.stopped = Some(self.seconds());
             self.solved_by_player = !self.solution_seen;
@@ -121,6 +137,8 @@ impl PlayPanel {
 
     fn show_solution(&mut self) {
         let Some(game) = &mut self.game else { return };
+        // The replay (and any restart for it) is not the player's play.
+        game.set_counting(false);
         // From here if it can still be solved, else from the deal.
         let moves = match solve(game.state()) {
             Ok(Verdict::Solvable(path)) => path,
@@ -135,7 +153,9 @@ impl PlayPanel {
         self.solution_seen = true;
         self.selected = None;
         self.hint = None;
-        if !moves.is_empty() {
+        if moves.is_empty() {
+            game.set_counting(true);
+        } else {
             self.replay = Some(Replay {
                 moves,
                 next: 0,
@@ -155,7 +175,8 @@ fn hint(state: &State) -> Hint {
         Ok(Verdict::Solvable(path)) if !path.is_empty() => {
             Hint::Move(path[0], state.move_name(path[0]))
         }
-        _ => Hint::NoSolution,
+        Ok(_) => Hint::NoSolution,
+        Err(e) => Hint::Failed(e.to_string()),
     }
 }
 
@@ -245,7 +266,7 @@ impl BoafApp {
             }
             Some("hint") => p.hint = p.game.as_ref().map(|g| hint(g.state())),
             Some("solution") => p.show_solution(),
-            Some("stop") => p.replay = None,
+            Some("stop") => p.end_replay(),
             Some("check") => p.after_change(),
             _ => {}
         }
@@ -274,6 +295,9 @@ impl BoafApp {
                     ui.visuals().warn_fg_color,
                     "Hint: no solution from here. Undo some moves.",
                 );
+            }
+            Some(Hint::Failed(e)) => {
+                ui.colored_label(ui.visuals().error_fg_color, format!("No hint: {e}"));
             }
             None => {}
         }

@@ -66,6 +66,10 @@ impl RegressPanel {
             paths.ratings()
         };
         let table = read_ratings(&path).map_err(|e| e.to_string());
+        if let Ok(t) = &table {
+            // Only features the file has can be ticked (or unticked).
+            self.chosen.retain(|f| t.column(f).is_some());
+        }
         self.table = Some((path, table));
         self.stale = false;
         self.refit();
@@ -231,7 +235,8 @@ impl BoafApp {
                 .clicked();
         });
         if use_it {
-            let name = r.energy_name.trim().to_string();
+            // A new name each time, so refitting never clashes with the last fit.
+            let name = self.energies.free_name(&r.energy_name);
             let about = format!(
                 "Minus the rating predicted from {} ratings by {} (R² {})",
                 fitted.n,
