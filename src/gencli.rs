@@ -27,7 +27,8 @@ batch into parts whose outputs concatenate to the whole.
 Candidates are appended to --out as JSON lines as they finish, each synced to
 disk; puzzles isomorphic to one already in the file are dropped. Energies are
 E0-E5 (assets/energies.toml), those fitted in the app's Regression panel
-(assets/fitted-energies.toml) and any defined in --energies files.";
+(assets/fitted-energies.toml), your own in energies/*.toml, and any defined
+in --energies files.";
 
 /// Arguments of `boaf generate`.
 #[derive(Args)]
@@ -128,21 +129,26 @@ fn shard_arg(s: &str) -> Result<(usize, usize), String> {
     Ok((i, n))
 }
 
-/// The built-in energies, then `assets/energies.toml` and
-/// `assets/fitted-energies.toml` of the working directory if they exist (so
-/// edits and fits made in the app count), then the given files.
+/// The built-in energies, then `assets/energies.toml`,
+/// `assets/fitted-energies.toml` and `energies/*.toml` of the working
+/// directory if they exist (so edits and fits made in the app count), then
+/// the given files.
 pub fn load_energies(files: &[PathBuf]) -> Result<EnergyBook> {
     let mut book = builtin();
-    // The app's energy files: the editable one, then those fitted from ratings.
-    let mut all: Vec<&Path> = ["assets/energies.toml", boaf::app::FITTED_ENERGIES]
+    // The app's energy files: the editable one, those fitted from ratings,
+    // the user's folder, then the files given.
+    let mut all: Vec<PathBuf> = ["assets/energies.toml", boaf::app::FITTED_ENERGIES]
         .into_iter()
-        .map(Path::new)
+        .map(PathBuf::from)
         .filter(|p| p.is_file())
         .collect();
-    all.extend(files.iter().map(PathBuf::as_path));
+    all.extend(boaf::app::user_energy_files(Path::new(
+        boaf::app::USER_ENERGIES,
+    )));
+    all.extend(files.iter().cloned());
     for f in all {
         let text =
-            std::fs::read_to_string(f).with_context(|| format!("reading {}", f.display()))?;
+            std::fs::read_to_string(&f).with_context(|| format!("reading {}", f.display()))?;
         book.add(&text, &f.display().to_string())?;
     }
     Ok(book)

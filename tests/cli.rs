@@ -335,3 +335,38 @@ fn with_no_display_the_app_points_to_the_cli_and_fails() {
     assert!(err.contains("no display"), "{err}");
     assert!(err.contains("boaf generate"), "{err}");
 }
+
+#[test]
+fn energies_come_from_the_working_folder_too() {
+    let dir = std::env::temp_dir().join(format!("boaf-cli-folder-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("energies")).unwrap();
+    std::fs::create_dir_all(dir.join("assets")).unwrap();
+    std::fs::write(
+        dir.join("energies/a.toml"),
+        "[[energy]]\nname = \"mine\"\nvalue = \"2 * n\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("assets/fitted-energies.toml"),
+        "[[energy]]\nname = \"fitted\"\nvalue = \"1 - 0.5 * rank_clusters\"\n",
+    )
+    .unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_boaf"))
+        .arg("energies")
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let listing = text(&out.stdout);
+    let names: Vec<&str> = listing
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .filter_map(|id| id.split('-').next())
+        .collect();
+    assert!(
+        names.contains(&"mine") && names.contains(&"fitted"),
+        "{listing}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -55,12 +55,16 @@ impl Paths {
         self.root.join("ratings/rater.txt")
     }
 
-    /// The editable energy files, in load order (later ones override).
+    /// The editable energy files, in load order (later ones override):
+    /// `assets/energies.toml`, the fitted energies, then your own files in
+    /// `energies/*.toml` by name.
     pub fn energy_files(&self) -> Vec<PathBuf> {
-        vec![
+        let mut files = vec![
             self.root.join("assets/energies.toml"),
             self.root.join(FITTED_ENERGIES),
-        ]
+        ];
+        files.extend(user_energy_files(&self.root.join(USER_ENERGIES)));
+        files
     }
 
     /// The file "Use as energy" writes to.
@@ -79,6 +83,23 @@ impl Paths {
 
 /// Energies fitted from ratings, relative to the working folder.
 pub const FITTED_ENERGIES: &str = "assets/fitted-energies.toml";
+
+/// The folder of the user's own energy files, relative to the working folder.
+pub const USER_ENERGIES: &str = "energies";
+
+/// The `*.toml` files of a folder, sorted by name (none if it does not exist).
+pub fn user_energy_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|d| {
+            d.filter_map(Result::ok)
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+                .collect()
+        })
+        .unwrap_or_default();
+    files.sort();
+    files
+}
 
 /// The panels, one shown at a time.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
