@@ -2,7 +2,7 @@
 
 use anyhow::{Result, bail};
 use boaf::ratings::read_ratings;
-use boaf::regress::{Fit, fit, table_data};
+use boaf::regress::{Fit, fit, show, show_p, table_data};
 use clap::Args;
 use serde::Serialize;
 use std::io::Write;
@@ -86,11 +86,6 @@ pub fn regress(args: RegressArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn num(v: Option<f64>, digits: usize) -> String {
-    v.filter(|v| v.is_finite())
-        .map_or_else(|| "—".into(), |v| format!("{v:.digits$}"))
-}
-
 fn print_table(out: &mut impl Write, fit: &Fit, left_out: usize) -> Result<()> {
     let width = fit
         .coefs
@@ -105,29 +100,17 @@ fn print_table(out: &mut impl Write, fit: &Fit, left_out: usize) -> Result<()> {
         "Feature", "Coefficient", "Std. Error", "t", "p"
     )?;
     for c in std::iter::once(&fit.intercept).chain(&fit.coefs) {
-        let p = match c.p {
-            Some(p) if p < 0.0001 => "<0.0001".to_string(),
-            p => num(p, 4),
-        };
         writeln!(
             out,
             "{:<width$}  {:>12}  {:>10}  {:>8}  {:>8}",
             c.name,
-            num(Some(c.estimate), 4),
-            num(c.std_error, 4),
-            num(c.t, 3),
-            p
+            show(Some(c.estimate), 4),
+            show(c.std_error, 4),
+            show(c.t, 3),
+            show_p(c.p)
         )?;
     }
-    writeln!(
-        out,
-        "n = {}, R² = {}, adjusted R² = {}, residual σ = {}, condition number {}",
-        fit.n,
-        num(fit.r2, 4),
-        num(fit.adj_r2, 4),
-        num(fit.sigma, 4),
-        num(Some(fit.condition), 1)
-    )?;
+    writeln!(out, "{}", fit.summary())?;
     if left_out > 0 {
         writeln!(
             out,

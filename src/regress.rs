@@ -114,6 +114,18 @@ impl Fit {
                 .sum::<f64>()
     }
 
+    /// The line under the table: n, R², adjusted R², σ and the condition number.
+    pub fn summary(&self) -> String {
+        format!(
+            "n = {} · R² = {} · adjusted R² = {} · residual σ = {} · condition number {}",
+            self.n,
+            show(self.r2, 4),
+            show(self.adj_r2, 4),
+            show(self.sigma, 3),
+            show(Some(self.condition), 1)
+        )
+    }
+
     /// The fit as raw-unit weights: (constant, weight per feature), so that
     /// the prediction is constant + Σ weight·feature.
     pub fn raw_weights(&self) -> (f64, Vec<f64>) {
@@ -142,6 +154,20 @@ impl Fit {
             toml_string(name),
             toml_string(about)
         )
+    }
+}
+
+/// A number for a table: `digits` decimals, or "—" when there is none.
+pub fn show(v: Option<f64>, digits: usize) -> String {
+    v.filter(|v| v.is_finite())
+        .map_or_else(|| "—".into(), |v| format!("{v:.digits$}"))
+}
+
+/// A p-value for a table: "< 0.0001" below that.
+pub fn show_p(p: Option<f64>) -> String {
+    match p {
+        Some(p) if p < 0.0001 => "< 0.0001".into(),
+        p => show(p, 4),
     }
 }
 

@@ -5,7 +5,7 @@
 use super::{BoafApp, Paths};
 use crate::features::Features;
 use crate::ratings::{RatingsTable, read_ratings};
-use crate::regress::{Fit, RegressError, fit, table_data};
+use crate::regress::{Fit, RegressError, fit, show, show_p, table_data};
 use eframe::egui;
 use egui_plot::{Bar, BarChart, Line, Plot, Points};
 use std::path::PathBuf;
@@ -83,20 +83,6 @@ impl RegressPanel {
             }),
             _ => None,
         };
-    }
-}
-
-fn num(v: Option<f64>, digits: usize) -> String {
-    match v {
-        Some(v) if v.is_finite() => format!("{v:.digits$}"),
-        _ => "—".into(),
-    }
-}
-
-fn p_text(p: Option<f64>) -> String {
-    match p {
-        Some(p) if p < 0.0001 => "< 0.0001".into(),
-        p => num(p, 4),
     }
 }
 
@@ -246,7 +232,7 @@ impl BoafApp {
                     .map(|c| c.name.as_str())
                     .collect::<Vec<_>>()
                     .join(", "),
-                num(fitted.r2, 3)
+                show(fitted.r2, 3)
             );
             let toml = fitted.to_energy_toml(&name, &about);
             match self.energies.append_fitted(&paths, &toml) {
@@ -277,21 +263,14 @@ fn coef_table(ui: &mut egui::Ui, fit: &Fit) {
             ui.end_row();
             for c in std::iter::once(&fit.intercept).chain(&fit.coefs) {
                 ui.label(&c.name);
-                ui.monospace(num(Some(c.estimate), 4));
-                ui.monospace(num(c.std_error, 4));
-                ui.monospace(num(c.t, 3));
-                ui.monospace(p_text(c.p));
+                ui.monospace(show(Some(c.estimate), 4));
+                ui.monospace(show(c.std_error, 4));
+                ui.monospace(show(c.t, 3));
+                ui.monospace(show_p(c.p));
                 ui.end_row();
             }
         });
-    ui.label(format!(
-        "n = {} · R² = {} · adjusted R² = {} · residual σ = {} · condition number {}",
-        fit.n,
-        num(fit.r2, 4),
-        num(fit.adj_r2, 4),
-        num(fit.sigma, 3),
-        num(Some(fit.condition), 1)
-    ));
+    ui.label(fit.summary());
 }
 
 /// Rating against one feature, with the fitted line (the other features at
