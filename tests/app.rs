@@ -280,11 +280,16 @@ fn hint_undo_redo_and_the_solution_replay() {
     let Ok(Verdict::Solvable(path)) = solve(&deal) else {
         panic!("the candidate is solvable");
     };
-    // The hint names the first move of a solution from here.
+    // The hint names the first move of a solution from here (found in a
+    // thread of its own, so the test steps until it is shown).
     h.get_by_label("Hint").click();
-    h.run();
     let name = format!("Hint: {}", deal.move_name(path[0]));
-    assert!(h.query_by_label(&name).is_some(), "{name}");
+    let start = Instant::now();
+    while h.query_by_label(&name).is_none() {
+        assert!(start.elapsed() < Duration::from_secs(10), "no hint");
+        h.step();
+        std::thread::sleep(Duration::from_millis(20));
+    }
     // A move, undone and redone.
     let mv = path[0];
     h.get_by_label(&cell_label(&deal, mv.from as usize)).click();
@@ -304,7 +309,33 @@ fn hint_undo_redo_and_the_solution_replay() {
     h.get_by_label("Redo").click();
     h.run();
     assert!(h.query_by_label_contains("Moves 2 · undos 1").is_some());
-    // The replay plays a solution out, a move at a time, and is not counted.
+    // With the notice on, a move into a dead end is called out.
+    h.get_by_label("Undo").click();
+    h.run();
+    h.get_by_role_and_label(
+        egui::Role::CheckBox,
+        "Tell me when it can no longer be solved",
+    )
+    .click();
+    h.run();
+    let dead = deal
+        .legal_moves()
+        .into_iter()
+        .find(|&m| matches!(solve(&deal.apply(m).unwrap()), Ok(Verdict::Unsolvable(_))))
+        .expect("this puzzle has a losing first move");
+    assert!(h.query_by_label_contains("no longer solvable").is_none());
+    h.get_by_label(&cell_label(&deal, dead.from as usize))
+        .click();
+    h.run();
+    h.get_by_label(&cell_label(&deal, dead.to as usize)).click();
+    let start = Instant::now();
+    while h.query_by_label_contains("no longer solvable").is_none() {
+        assert!(start.elapsed() < Duration::from_secs(10), "no notice");
+        h.step();
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // The replay plays a solution out, a move at a time, and is not counted:
+    // from the deal, since this position has none.
     h.get_by_label("Show solution").click();
     let start = Instant::now();
     while h
@@ -318,5 +349,5 @@ fn hint_undo_redo_and_the_solution_replay() {
         h.step();
         std::thread::sleep(Duration::from_millis(50));
     }
-    assert!(h.query_by_label_contains("Moves 2 · undos 1").is_some());
+    assert!(h.query_by_label_contains("Moves 3 · undos 2").is_some());
 }

@@ -5,13 +5,33 @@
 use super::BoafApp;
 use super::board::{BoardInput, Highlight, board_ui};
 use crate::game::Game;
-use crate::solver::{Verdict, solve};
+use crate::solver::{SearchError, Verdict, solve};
 use crate::state::{Move, State};
+use crossbeam_channel::{Receiver, TryRecvError, bounded};
 use eframe::egui;
 use std::time::{Duration, Instant};
 
 /// Time between the moves of a solution replay.
 const REPLAY_STEP: Duration = Duration::from_millis(700);
+
+/// What a background solve is for.
+#[derive(Copy, Clone, Debug, PartialEq)]
+enum Purpose {
+    /// The next move of a solution, shown as a hint.
+    Hint,
+    /// Whether the position can still be solved, for the notice.
+    Notice,
+    /// A solution to replay; `from_deal` once the position was unsolvable.
+    Solution { from_deal: bool },
+}
+
+/// A solve running in its own thread: the UI thread never searches.
+struct Solving {
+    purpose: Purpose,
+    /// The position solved; an answer for another position is dropped.
+    state: State,
+    result: Receiver<Result<Verdict, SearchError>>,
+}
 
 /// A solution being replayed.
 struct Replay {
@@ -47,6 +67,10 @@ pub(super) struct PlayPanel {
     solution_seen: bool,
     /// Solved by the player, without the solution shown first.
     solved_by_player: bool,
+    /// Solves under way.
+    solving: Vec<Solving>,
+    /// To wake the UI when a solve is done.
+    ctx: Option<egui::Context>,
 }
 
 /// What a rating records about the play.
@@ -63,6 +87,7 @@ impl PlayPanel {
         *self = PlayPanel {
             game: Some(Game::new(state)),
             warn_unsolvable: self.warn_unsolvable,
+            ctx: self.ctx.clone(),
             ..PlayPanel::default()
         };
     }
@@ -83,8 +108,97 @@ impl PlayPanel {
         }
     }
 
-    /// Advances a solution replay; asks for a repaint when the next step is due.
+    /// Starts a solve of `state` in a thread; it replaces one for the same purpose.
+    fn spawn(&mut self, purpose: Purpose, state: State) {
+        let (tx, rx) = bounded(1);
+        let ctx = self.ctx.clone();
+        let position = state.clone();
+        std::thread::spawn(move || {
+            // The receiver may be gone (the position changed): nothing to do then.
+            let _ = tx.send(solve(&position));
+            if let Some(ctx) = ctx {
+                ctx.request_repaint();
+            }
+        });
+        self.solving.retain(|s| s.purpose != purpose);
+        self.solving.push(Solving {
+            purpose,
+            state,
+            result: rx,
+        });
+    }
+
+    /// Whether a solve for this purpose is under way.
+    fn is_solving(&self, purpose: Purpose) -> bool {
+        self.solving.iter().any(|s| s.purpose == purpose)
+    }
+
+    /// Takes the answers of finished solves, without waiting.
+    fn take_answers(&mut self) {
+        let mut done = Vec::new();
+        self.solving.retain(|s| match s.result.try_recv() {
+            Ok(answer) => {
+                done.push((s.purpose, s.state.clone(), answer));
+                false
+            }
+            Err(TryRecvError::Empty) => true,
+            Err(TryRecvError::Disconnected) => false,
+        });
+        for (purpose, state, answer) in done {
+            let Some(game) = &mut self.game else { return };
+            if *game.state() != state {
+                if matches!(purpose, Purpose::Solution { .. }) {
+                    game.set_counting(true);
+                }
+                continue;
+            }
+            match purpose {
+                Purpose::Hint => {
+                    self.hint = Some(match answer {
+                        Ok(Verdict::Solvable(path)) if !path.is_empty() => {
+                            Hint::Move(path[0], state.move_name(path[0]))
+                        }
+                        Ok(_) => Hint::NoSolution,
+                        Err(e) => Hint::Failed(e.to_string()),
+                    });
+                }
+                Purpose::Notice => {
+                    self.solvable_now = answer.ok().map(|v| v.is_solvable());
+                }
+                Purpose::Solution { from_deal } => match answer {
+                    Ok(Verdict::Solvable(moves)) if !moves.is_empty() => {
+                        self.replay = Some(Replay {
+                            moves,
+                            next: 0,
+                            // The first move comes one step after the answer.
+                            last: Instant::now(),
+                        });
+                    }
+                    Ok(Verdict::Unsolvable(_)) if !from_deal => {
+                        // Not from here: from the deal, then.
+                        game.restart();
+                        let deal = game.state().clone();
+                        self.spawn(Purpose::Solution { from_deal: true }, deal);
+                    }
+                    other => {
+                        game.set_counting(true);
+                        self.hint = Some(match other {
+                            Err(e) => Hint::Failed(e.to_string()),
+                            _ => Hint::NoSolution,
+                        });
+                    }
+                },
+            }
+        }
+    }
+
+    /// Takes finished solves and advances a solution replay; asks for a
+    /// repaint when the next step is due.
     pub(super) fn tick(&mut self, ctx: &egui::Context) {
+        if self.ctx.is_none() {
+            self.ctx = Some(ctx.clone());
+        }
+        self.take_answers();
         let Some(r) = &mut self.replay else { return };
         if r.last.elapsed() >= REPLAY_STEP {
             let mv = r.moves.get(r.next).copied();
@@ -132,51 +246,24 @@ impl PlayPanel {
             self.stopped = Some(self.seconds());
             self.solved_by_player = !self.solution_seen;
         }
-        self.solvable_now = self.warn_unsolvable.then(|| is_solvable(game.state()));
+        // A new position: answers about the old one no longer apply.
+        self.solving.retain(|s| s.purpose != Purpose::Hint);
+        self.solvable_now = None;
+        if self.warn_unsolvable {
+            let state = game.state().clone();
+            self.spawn(Purpose::Notice, state);
+        }
     }
 
     fn show_solution(&mut self) {
         let Some(game) = &mut self.game else { return };
         // The replay (and any restart for it) is not the player's play.
         game.set_counting(false);
-        // From here if it can still be solved, else from the deal.
-        let moves = match solve(game.state()) {
-            Ok(Verdict::Solvable(path)) => path,
-            _ => {
-                game.restart();
-                match solve(game.state()) {
-                    Ok(Verdict::Solvable(path)) => path,
-                    _ => Vec::new(),
-                }
-            }
-        };
+        let state = game.state().clone();
         self.solution_seen = true;
         self.selected = None;
         self.hint = None;
-        if moves.is_empty() {
-            game.set_counting(true);
-        } else {
-            self.replay = Some(Replay {
-                moves,
-                next: 0,
-                // The first move comes one step after the click.
-                last: Instant::now(),
-            });
-        }
-    }
-}
-
-fn is_solvable(state: &State) -> bool {
-    matches!(solve(state), Ok(Verdict::Solvable(_)))
-}
-
-fn hint(state: &State) -> Hint {
-    match solve(state) {
-        Ok(Verdict::Solvable(path)) if !path.is_empty() => {
-            Hint::Move(path[0], state.move_name(path[0]))
-        }
-        Ok(_) => Hint::NoSolution,
-        Err(e) => Hint::Failed(e.to_string()),
+        self.spawn(Purpose::Solution { from_deal: false }, state);
     }
 }
 
@@ -207,7 +294,11 @@ impl BoafApp {
         if p.stopped.is_none() {
             ui.ctx().request_repaint_after(Duration::from_secs(1));
         }
-        let replaying = p.replay.is_some();
+        // A solution being found or replayed: the board is not played.
+        let replaying = p.replay.is_some()
+            || p.solving
+                .iter()
+                .any(|s| matches!(s.purpose, Purpose::Solution { .. }));
         let mut clicked = None;
         ui.horizontal(|ui| {
             ui.add_enabled_ui(!replaying, |ui| {
@@ -264,9 +355,18 @@ impl BoafApp {
                 }
                 p.after_change();
             }
-            Some("hint") => p.hint = p.game.as_ref().map(|g| hint(g.state())),
+            Some("hint") => {
+                if let Some(state) = p.game.as_ref().map(|g| g.state().clone()) {
+                    p.hint = None;
+                    p.spawn(Purpose::Hint, state);
+                }
+            }
             Some("solution") => p.show_solution(),
-            Some("stop") => p.end_replay(),
+            Some("stop") => {
+                p.solving
+                    .retain(|s| !matches!(s.purpose, Purpose::Solution { .. }));
+                p.end_replay();
+            }
             Some("check") => p.after_change(),
             _ => {}
         }
@@ -283,6 +383,12 @@ impl BoafApp {
                 ui.weak("(solution shown)");
             }
         });
+        if p.is_solving(Purpose::Hint) {
+            ui.horizontal(|ui| {
+                ui.spinner();
+                ui.label("Looking for a hint…");
+            });
+        }
         match &p.hint {
             Some(Hint::Move(_, name)) => {
                 ui.colored_label(
