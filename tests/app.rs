@@ -43,6 +43,20 @@ fn step_until(h: &mut Harness<'_, BoafApp>, limit: Duration, done: impl Fn(&Boaf
     h.run();
 }
 
+/// Steps the app until a widget with this label shows (work in threads,
+/// a replay in real time), or fails after 30 s.
+fn wait_for_label(h: &mut Harness<'_, BoafApp>, label: &str) {
+    let start = Instant::now();
+    while h.query_by_label(label).is_none() {
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "'{label}' never showed"
+        );
+        h.step();
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 /// Generates one 6-card puzzle through the Generate panel's Start button.
 fn generate_one(h: &mut Harness<'_, BoafApp>) {
     h.state_mut().set_generation(6, 1, 11, 1);
@@ -284,12 +298,7 @@ fn hint_undo_redo_and_the_solution_replay() {
     // thread of its own, so the test steps until it is shown).
     h.get_by_label("Hint").click();
     let name = format!("Hint: {}", deal.move_name(path[0]));
-    let start = Instant::now();
-    while h.query_by_label(&name).is_none() {
-        assert!(start.elapsed() < Duration::from_secs(10), "no hint");
-        h.step();
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    wait_for_label(&mut h, &name);
     // A move, undone and redone.
     let mv = path[0];
     h.get_by_label(&cell_label(&deal, mv.from as usize)).click();
@@ -328,26 +337,10 @@ fn hint_undo_redo_and_the_solution_replay() {
         .click();
     h.run();
     h.get_by_label(&cell_label(&deal, dead.to as usize)).click();
-    let start = Instant::now();
-    while h.query_by_label_contains("no longer solvable").is_none() {
-        assert!(start.elapsed() < Duration::from_secs(10), "no notice");
-        h.step();
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    wait_for_label(&mut h, "This position is no longer solvable.");
     // The replay plays a solution out, a move at a time, and is not counted:
     // from the deal, since this position has none.
     h.get_by_label("Show solution").click();
-    let start = Instant::now();
-    while h
-        .query_by_label_contains("Solved by the solution replay")
-        .is_none()
-    {
-        assert!(
-            start.elapsed() < Duration::from_secs(30),
-            "the replay finished"
-        );
-        h.step();
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    wait_for_label(&mut h, "Solved by the solution replay.");
     assert!(h.query_by_label_contains("Moves 3 · undos 2").is_some());
 }

@@ -81,13 +81,11 @@ impl AnalyzePanel {
 impl BoafApp {
     pub(super) fn analyze_ui(&mut self, ui: &mut egui::Ui) {
         ui.heading("Analyze");
-        let Some(c) = self.current().cloned() else {
-            ui.label("No candidate is open.");
+        let Some((number, c)) = self.open_candidate(ui) else {
             return;
         };
         ui.label(format!(
-            "Candidate #{} · {} · made by {} in {} steps ({:.1} s)",
-            self.current.map_or(0, |i| i + 1),
+            "Candidate #{number} · {} · made by {} in {} steps ({:.1} s)",
             c.puzzle,
             c.energy_id,
             c.trace.len(),

@@ -230,6 +230,20 @@ impl BoafApp {
         self.regress.fit()
     }
 
+    /// The open candidate and its number in the queue, or a line saying
+    /// there is none (for the panels that work on it).
+    fn open_candidate(&self, ui: &mut egui::Ui) -> Option<(usize, Candidate)> {
+        let found = self
+            .current
+            .and_then(|i| Some((i + 1, self.queue.get(i)?.clone())));
+        if found.is_none() {
+            ui.label(
+                "No candidate is open. Generate some, or pick one in the Generate panel's queue.",
+            );
+        }
+        found
+    }
+
     fn say(&mut self, text: impl Into<String>) {
         self.status = Some(Status {
             text: text.into(),

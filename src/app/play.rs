@@ -270,15 +270,11 @@ impl PlayPanel {
 impl BoafApp {
     pub(super) fn play_ui(&mut self, ui: &mut egui::Ui) {
         ui.heading("Play");
-        let Some(c) = self.current() else {
-            ui.label(
-                "No candidate is open. Generate some, or pick one in the Generate panel's queue.",
-            );
+        let Some((number, c)) = self.open_candidate(ui) else {
             return;
         };
         ui.label(format!(
-            "Candidate #{} · {} cards · {} · energy {}",
-            self.current.map_or(0, |i| i + 1),
+            "Candidate #{number} · {} cards · {} · energy {}",
             c.n,
             c.energy_id,
             super::generate::format_value(Some(c.energy)),

@@ -38,16 +38,12 @@ impl RatePanel {
 impl BoafApp {
     pub(super) fn rate_ui(&mut self, ui: &mut egui::Ui) {
         ui.heading("Rate");
-        let Some(c) = self.current().cloned() else {
-            ui.label(
-                "No candidate is open. Generate some, or pick one in the Generate panel's queue.",
-            );
+        let Some((number, c)) = self.open_candidate(ui) else {
             return;
         };
         let record = self.play.record();
         ui.label(format!(
-            "Candidate #{} · {} cards · {} · {}",
-            self.current.map_or(0, |i| i + 1),
+            "Candidate #{number} · {} cards · {} · {}",
             c.n,
             c.energy_id,
             if record.solved {
