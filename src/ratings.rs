@@ -158,6 +158,7 @@ impl Rating {
 pub struct RatingsStore {
     path: PathBuf,
     columns: Vec<String>,
+    backup: Option<PathBuf>,
 }
 
 /// What [`RatingsStore::open`] had to repair: a torn last row moved aside.
@@ -179,52 +180,59 @@ fn io_err(path: &Path) -> impl FnOnce(io::Error) -> RatingsError + '_ {
 impl RatingsStore {
     /// Opens (or creates, with its folder and header) a ratings file.
     ///
-    /// A torn last row is moved to `<file>.torn`. A whole last row (or a lone
-    /// header) that only lacks its newline gets one. A file written before
-    /// some columns existed is rewritten with them added (empty in its old
-    /// rows), by writing a copy and renaming it over the file, so no rating
-    /// loses a field.
+    /// A torn last row is moved to `<file>.torn`. A whole last row that only
+    /// lacks its newline gets one. A file with no rows (new, or its header
+    /// cut short) gets the full header. A file written before some columns
+    /// existed is rewritten with them (empty in its old rows) by writing a
+    /// copy and renaming it over the file, after saving the old one as
+    /// `<file>.bak` (or `.bak2`, …); one with rows that do not read is not
+    /// rewritten, and keeps its own layout.
     pub fn open(path: &Path) -> Result<(RatingsStore, Option<Repair>), RatingsError> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(io_err(path))?;
         }
-        let mut file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(path)
-            .map_err(io_err(path))?;
-        let mut bytes = Vec::new();
-        file.read_to_end(&mut bytes).map_err(io_err(path))?;
-        if bytes.iter().all(u8::is_ascii_whitespace) {
-            let columns = header();
-            file.set_len(0).map_err(io_err(path))?;
-            file.seek(SeekFrom::Start(0)).map_err(io_err(path))?;
-            file.write_all(&record(&columns)).map_err(io_err(path))?;
-            file.sync_all().map_err(io_err(path))?;
-            return Ok((
-                RatingsStore {
-                    path: path.to_path_buf(),
-                    columns,
-                },
-                None,
-            ));
+        let mut bytes = match std::fs::read(path) {
+            Ok(b) => b,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Vec::new(),
+            Err(e) => return Err(io_err(path)(e)),
+        };
+        let name = path.display().to_string();
+        let table = if bytes.iter().all(u8::is_ascii_whitespace) {
+            RatingsTable::default()
+        } else {
+            parse_ratings(&bytes, &name)?
+        };
+        let ours = header();
+        if table.rows.is_empty() && table.skipped.is_empty() {
+            // No rows to keep: a new file, or a header cut short by a kill.
+            let cut_short = record(&ours).starts_with(bytes.trim_ascii_end());
+            let known = table.headers.iter().all(|h| ours.contains(h));
+            if !cut_short && !known && table.column("puzzle").is_none() {
+                return Err(RatingsError::MissingColumn {
+                    path: name,
+                    column: "puzzle".into(),
+                });
+            }
+            write_atomically(path, &record(&ours))?;
+            return Ok((RatingsStore::at(path, ours), None));
         }
-        let table = parse_ratings(&bytes, &path.display().to_string())?;
         for needed in ["puzzle", "rating"] {
             if table.column(needed).is_none() {
                 return Err(RatingsError::MissingColumn {
-                    path: path.display().to_string(),
+                    path: name,
                     column: needed.into(),
                 });
             }
         }
+        let mut file = OpenOptions::new()
+            .write(true)
+            .open(path)
+            .map_err(io_err(path))?;
         let mut repair = None;
         if let Some(start) = table.torn_at {
             // Keep the torn bytes, then cut them off so the next row starts
             // on a line of its own and outside any quote they opened.
-            let saved_to = PathBuf::from(format!("{}.torn", path.display()));
+            let saved_to = PathBuf::from(format!("{name}.torn"));
             let mut side = OpenOptions::new()
                 .create(true)
                 .append(true)
@@ -247,22 +255,29 @@ impl RatingsStore {
             file.write_all(b"\n").map_err(io_err(path))?;
             file.sync_all().map_err(io_err(path))?;
         }
-        let missing: Vec<String> = header()
-            .into_iter()
-            .filter(|c| table.column(c).is_none())
-            .collect();
-        let mut columns = table.headers.clone();
-        if !missing.is_empty() {
-            columns.extend(missing.iter().cloned());
-            migrate(path, &table, &columns)?;
+        let missing = ours.iter().any(|c| table.column(c).is_none());
+        let mut store = RatingsStore::at(path, table.headers.clone());
+        // Rows that did not read would not survive a rewrite: keep the layout then.
+        let unread = table.skipped.len() - usize::from(table.torn_at.is_some());
+        if missing && unread == 0 {
+            let (columns, backup) = migrate(path, &table)?;
+            store.columns = columns;
+            store.backup = Some(backup);
         }
-        Ok((
-            RatingsStore {
-                path: path.to_path_buf(),
-                columns,
-            },
-            repair,
-        ))
+        Ok((store, repair))
+    }
+
+    fn at(path: &Path, columns: Vec<String>) -> RatingsStore {
+        RatingsStore {
+            path: path.to_path_buf(),
+            columns,
+            backup: None,
+        }
+    }
+
+    /// Where the file was saved before [`RatingsStore::open`] added columns to it.
+    pub fn backup(&self) -> Option<&Path> {
+        self.backup.as_deref()
     }
 
     /// A rating as one CSV row (with its newline) in this file's layout.
@@ -296,21 +311,54 @@ impl RatingsStore {
     }
 }
 
-/// Rewrites a ratings file with more columns: a synced copy renamed over it.
-fn migrate(path: &Path, table: &RatingsTable, columns: &[String]) -> Result<(), RatingsError> {
-    // The old file stays beside it, in case it held rows that did not read.
-    std::fs::copy(path, format!("{}.bak", path.display())).map_err(io_err(path))?;
-    let tmp = PathBuf::from(format!("{}.migrating", path.display()));
-    let mut out = record(columns);
-    for row in &table.rows {
-        let mut fields = row.clone();
-        fields.resize(columns.len(), String::new());
+/// Writes a whole file by a synced copy renamed over it, then syncs the
+/// folder so the rename itself survives a power cut.
+fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), RatingsError> {
+    let tmp = PathBuf::from(format!("{}.writing", path.display()));
+    let mut f = File::create(&tmp).map_err(io_err(&tmp))?;
+    f.write_all(bytes).map_err(io_err(&tmp))?;
+    f.sync_all().map_err(io_err(&tmp))?;
+    std::fs::rename(&tmp, path).map_err(io_err(path))?;
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        // Not every platform can open a folder; the rename is done either way.
+        if let Ok(d) = File::open(dir) {
+            let _ = d.sync_all();
+        }
+    }
+    Ok(())
+}
+
+/// Rewrites a ratings file with every column of [`header`] (its own first,
+/// `timestamp` last), after copying it to a backup no earlier one is
+/// overwritten by. Returns the new columns and the backup.
+fn migrate(path: &Path, table: &RatingsTable) -> Result<(Vec<String>, PathBuf), RatingsError> {
+    let backup = (1..)
+        .map(|i| match i {
+            1 => PathBuf::from(format!("{}.bak", path.display())),
+            i => PathBuf::from(format!("{}.bak{i}", path.display())),
+        })
+        .find(|p| !p.exists())
+        .expect("some backup name is free");
+    std::fs::copy(path, &backup).map_err(io_err(&backup))?;
+    // The timestamp stays last: it is how a row cut short is recognized.
+    let mut columns: Vec<String> = table
+        .headers
+        .iter()
+        .chain(header().iter().filter(|c| table.column(c).is_none()))
+        .filter(|c| *c != "timestamp")
+        .cloned()
+        .collect();
+    columns.push("timestamp".into());
+    let mut out = record(&columns);
+    for row in 0..table.rows.len() {
+        let fields: Vec<String> = columns
+            .iter()
+            .map(|c| table.text(row, c).unwrap_or_default().to_string())
+            .collect();
         out.extend(record(&fields));
     }
-    let mut f = File::create(&tmp).map_err(io_err(&tmp))?;
-    f.write_all(&out).map_err(io_err(&tmp))?;
-    f.sync_all().map_err(io_err(&tmp))?;
-    std::fs::rename(&tmp, path).map_err(io_err(path))
+    write_atomically(path, &out)?;
+    Ok((columns, backup))
 }
 
 /// One CSV record with its newline.
@@ -431,14 +479,14 @@ pub fn parse_ratings(bytes: &[u8], path: &str) -> Result<RatingsTable, RatingsEr
     }
     // The last record is torn when a write was cut short: no newline at the
     // end, or a quote left open (a cut inside multi-line notes).
-    // A whole row that only lacks its newline (a hand edit) is kept: all
-    // its fields, and a complete timestamp when that column is last.
+    // A whole row that only lacks its newline (a hand edit) is kept.
     let torn = records.last().is_some_and(|(start, _, row)| {
         let tail = &bytes[(*start as usize).min(bytes.len())..];
         let open_quote = tail.iter().filter(|&&b| b == b'"').count() % 2 == 1;
+        // Only a complete timestamp in the last column shows a row is whole.
         let whole = row.as_ref().is_ok_and(|r| {
-            table.headers.last().is_none_or(|h| h != "timestamp")
-                || r.last().is_some_and(|t| t.len() == 20 && t.ends_with('Z'))
+            table.headers.last().is_some_and(|h| h == "timestamp")
+                && r.last().is_some_and(|t| t.len() == 20 && t.ends_with('Z'))
         });
         open_quote || (!tail.ends_with(b"\n") && !whole)
     });

@@ -332,6 +332,11 @@ fn hint_undo_redo_and_the_solution_replay() {
         .into_iter()
         .find(|&m| matches!(solve(&deal.apply(m).unwrap()), Ok(Verdict::Unsolvable(_))))
         .expect("this puzzle has a losing first move");
+    // Its answer comes from a thread: let it arrive before looking.
+    for _ in 0..15 {
+        h.step();
+        std::thread::sleep(Duration::from_millis(20));
+    }
     assert!(h.query_by_label_contains("no longer solvable").is_none());
     h.get_by_label(&cell_label(&deal, dead.from as usize))
         .click();

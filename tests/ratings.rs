@@ -237,6 +237,7 @@ fn an_older_file_gains_the_new_columns_and_keeps_every_value() {
     for c in header() {
         assert!(table.column(&c).is_some(), "{c}");
     }
+    assert_eq!(table.headers.last().map(String::as_str), Some("timestamp"));
     assert_eq!(table.rows.len(), 2);
     assert_eq!(table.text(0, "extra"), Some("x"));
     assert_eq!(table.text(0, "rater"), Some("ann"));
@@ -250,6 +251,53 @@ fn an_older_file_gains_the_new_columns_and_keeps_every_value() {
     std::fs::write(&other, "a,b\n1,2\n").unwrap();
     assert!(RatingsStore::open(&other).is_err());
     assert_eq!(std::fs::read_to_string(&other).unwrap(), "a,b\n1,2\n");
+}
+
+#[test]
+fn a_file_with_unreadable_rows_is_not_rewritten_and_backups_are_never_overwritten() {
+    let dir = temp_dir("unread");
+    let path = dir.join("ratings.csv");
+    let old = "puzzle,rating,rater\nA,1,x\nB,2,x,EXTRA\nC,3,y\n";
+    std::fs::write(&path, old).unwrap();
+    let (mut store, _) = RatingsStore::open(&path).unwrap();
+    assert!(
+        store.backup().is_none(),
+        "not rewritten: row B would be lost"
+    );
+    store.append(&row(0)).unwrap();
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.starts_with(old), "every old byte is still there");
+    let table = read_ratings(&path).unwrap();
+    assert_eq!(table.rows.len(), 3);
+    assert_eq!(table.text(2, "puzzle"), Some(row(0).puzzle.as_str()));
+    // Rewritten twice (the row fixed, then a column dropped by hand): two backups.
+    std::fs::write(&path, "puzzle,rating\nA,1\n").unwrap();
+    let (store, _) = RatingsStore::open(&path).unwrap();
+    assert_eq!(store.backup(), Some(dir.join("ratings.csv.bak").as_path()));
+    std::fs::write(&path, "puzzle,rating\nZ,9\n").unwrap();
+    let (store, _) = RatingsStore::open(&path).unwrap();
+    assert_eq!(store.backup(), Some(dir.join("ratings.csv.bak2").as_path()));
+    assert_eq!(
+        std::fs::read_to_string(dir.join("ratings.csv.bak")).unwrap(),
+        "puzzle,rating\nA,1\n"
+    );
+}
+
+#[test]
+fn a_header_cut_short_is_written_whole() {
+    let dir = temp_dir("header");
+    let path = dir.join("ratings.csv");
+    for cut in [1, 30, 120] {
+        let whole = header().join(",");
+        std::fs::write(&path, &whole[..cut]).unwrap();
+        let (mut store, _) = RatingsStore::open(&path).unwrap();
+        store.append(&row(0)).unwrap();
+        assert_eq!(check_rows(&path), 1, "cut at {cut}");
+    }
+    // A file that is something else is left alone.
+    std::fs::write(&path, "name,score\n").unwrap();
+    assert!(RatingsStore::open(&path).is_err());
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "name,score\n");
 }
 
 #[test]

@@ -5,10 +5,12 @@
 use super::BoafApp;
 use super::board::{BoardInput, Highlight, board_ui};
 use crate::game::Game;
-use crate::solver::{SearchError, Verdict, solve};
+use crate::solver::{Limits, SearchError, Solver, Verdict};
 use crate::state::{Move, State};
 use crossbeam_channel::{Receiver, TryRecvError, bounded};
 use eframe::egui;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 /// Time between the moves of a solution replay.
@@ -31,6 +33,14 @@ struct Solving {
     /// The position solved; an answer for another position is dropped.
     state: State,
     result: Receiver<Result<Verdict, SearchError>>,
+    cancel: Arc<AtomicBool>,
+}
+
+impl Drop for Solving {
+    /// A solve no longer wanted stops.
+    fn drop(&mut self) {
+        self.cancel.store(true, Ordering::Relaxed);
+    }
 }
 
 /// A solution being replayed.
@@ -113,9 +123,14 @@ impl PlayPanel {
         let (tx, rx) = bounded(1);
         let ctx = self.ctx.clone();
         let position = state.clone();
+        let cancel = Arc::new(AtomicBool::new(false));
+        let limits = Limits {
+            cancel: Some(cancel.clone()),
+            ..Limits::default()
+        };
         std::thread::spawn(move || {
             // The receiver may be gone (the position changed): nothing to do then.
-            let _ = tx.send(solve(&position));
+            let _ = tx.send(Solver::new(limits).solve(&position));
             if let Some(ctx) = ctx {
                 ctx.request_repaint();
             }
@@ -125,6 +140,7 @@ impl PlayPanel {
             purpose,
             state,
             result: rx,
+            cancel,
         });
     }
 
@@ -142,7 +158,11 @@ impl PlayPanel {
                 false
             }
             Err(TryRecvError::Empty) => true,
-            Err(TryRecvError::Disconnected) => false,
+            // The solving thread died: answer as if it had failed.
+            Err(TryRecvError::Disconnected) => {
+                done.push((s.purpose, s.state.clone(), Err(SearchError::Cancelled)));
+                false
+            }
         });
         for (purpose, state, answer) in done {
             let Some(game) = &mut self.game else { return };
@@ -178,6 +198,7 @@ impl PlayPanel {
                         // Not from here: from the deal, then.
                         game.restart();
                         let deal = game.state().clone();
+                        self.after_change();
                         self.spawn(Purpose::Solution { from_deal: true }, deal);
                     }
                     other => {
@@ -222,6 +243,7 @@ impl PlayPanel {
         if let Some(g) = &mut self.game {
             g.set_counting(true);
         }
+        self.after_change();
     }
 
     /// Plays a move and updates what depends on the position.
@@ -244,7 +266,7 @@ impl PlayPanel {
         }
         if game.is_solved() && self.stopped.is_none() {
             self.stopped = Some(self.seconds());
-            self.solved_by_player = !self.solution_seen;
+            self.solved_by_player |= !self.solution_seen;
         }
         // A new position: answers about the old one no longer apply.
         self.solving.retain(|s| s.purpose != Purpose::Hint);
@@ -313,10 +335,15 @@ impl BoafApp {
                 if ui.button("Restart").clicked() {
                     clicked = Some("restart");
                 }
-                if ui.button("Hint").clicked() {
+                // Nothing to hint or show on a solved board.
+                let open = !game.is_solved();
+                if ui.add_enabled(open, egui::Button::new("Hint")).clicked() {
                     clicked = Some("hint");
                 }
-                if ui.button("Show solution").clicked() {
+                if ui
+                    .add_enabled(open, egui::Button::new("Show solution"))
+                    .clicked()
+                {
                     clicked = Some("solution");
                 }
             });

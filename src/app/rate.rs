@@ -126,6 +126,12 @@ fn save_rating(paths: &Paths, rating: &Rating) -> Result<String, String> {
     let (mut store, repair) = RatingsStore::open(&path).map_err(|e| e.to_string())?;
     store.append(rating).map_err(|e| e.to_string())?;
     let mut note = format!("Saved rating {} to {}.", rating.rating, paths.show(&path));
+    if let Some(b) = store.backup() {
+        note.push_str(&format!(
+            " The file gained this version's columns; the old one is kept as {}.",
+            paths.show(b)
+        ));
+    }
     if let Some(r) = repair {
         note.push_str(&format!(
             " A torn last row ({} bytes) was moved to {}.",
