@@ -184,6 +184,17 @@ impl Energy {
         terms.join(" + ")
     }
 
+    /// Each bonus as `+5 if a < b and c > d`.
+    pub fn bonus_texts(&self) -> Vec<String> {
+        self.bonuses
+            .iter()
+            .map(|b| {
+                let when: Vec<String> = b.when.iter().map(|c| c.to_string()).collect();
+                format!("{:+} if {}", b.add, when.join(" and "))
+            })
+            .collect()
+    }
+
     /// Everything that decides the energy's values, in one canonical line.
     fn canonical(&self) -> String {
         let mut s = format!(

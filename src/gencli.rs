@@ -786,9 +786,8 @@ pub fn energies(args: EnergiesArgs) -> Result<ExitCode> {
             writeln!(out, "  {}", e.about)?;
         }
         writeln!(out, "  value {}", e.value_text())?;
-        for b in &e.bonuses {
-            let when: Vec<String> = b.when.iter().map(|c| c.to_string()).collect();
-            writeln!(out, "  {:+} if {}", b.add, when.join(" and "))?;
+        for b in e.bonus_texts() {
+            writeln!(out, "  {b}")?;
         }
         writeln!(out, "  unsolvable {}", e.penalty)?;
     }

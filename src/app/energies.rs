@@ -174,12 +174,17 @@ impl BoafApp {
             .num_columns(3)
             .show(ui, |ui| {
                 ui.strong("id");
-                ui.strong("value");
+                ui.strong("definition");
                 ui.strong("about");
                 ui.end_row();
                 for e in self.energies.book.energies() {
                     ui.monospace(e.id());
-                    ui.monospace(e.value_text());
+                    let mut definition = e.value_text();
+                    for b in e.bonus_texts() {
+                        definition.push_str(&format!("\n{b}"));
+                    }
+                    definition.push_str(&format!("\nunsolvable {}", e.penalty));
+                    ui.monospace(definition);
                     ui.label(&e.about);
                     ui.end_row();
                 }

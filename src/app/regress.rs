@@ -125,7 +125,10 @@ impl BoafApp {
             None => return,
         };
         let raters: std::collections::BTreeSet<&str> = (0..table.rows.len())
-            .filter_map(|i| table.text(i, "rater"))
+            .map(|i| match table.text(i, "rater").map(str::trim) {
+                Some(r) if !r.is_empty() => r,
+                _ => "(no name)",
+            })
             .collect();
         ui.label(format!(
             "{} ratings by {}.",
