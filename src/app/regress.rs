@@ -9,6 +9,7 @@ use crate::regress::{Fit, RegressError, fit, show, show_p, table_data};
 use eframe::egui;
 use egui_plot::{Bar, BarChart, Line, Plot, Points};
 use std::path::PathBuf;
+use std::sync::Arc;
 
 /// The features of seed 001's Table 4, chosen at first.
 pub const DEFAULT_FEATURES: [&str; 5] = [
@@ -24,7 +25,8 @@ pub(super) struct RegressPanel {
     /// Whether the demonstration ratings are shown instead of the user's.
     example: bool,
     /// The file read and what it held.
-    table: Option<(PathBuf, Result<RatingsTable, String>)>,
+    /// Shared, so a frame can hold it while the panel changes.
+    table: Option<(PathBuf, Result<Arc<RatingsTable>, String>)>,
     chosen: Vec<String>,
     /// The fit for `chosen`, with the rows left out for missing values.
     fit: Option<(Result<Fit, RegressError>, usize)>,
@@ -65,7 +67,7 @@ impl RegressPanel {
         } else {
             paths.ratings()
         };
-        let table = read_ratings(&path).map_err(|e| e.to_string());
+        let table = read_ratings(&path).map(Arc::new).map_err(|e| e.to_string());
         if let Ok(t) = &table {
             // Only features the file has can be ticked (or unticked).
             self.chosen.retain(|f| t.column(f).is_some());
