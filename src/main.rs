@@ -1,9 +1,8 @@
-//! `boaf`: the command line over the boaf library. Thin on purpose: it reads
-//! input, calls the library, prints results, and shows progress on a terminal.
+//! `boaf`: the command line over `boaf-core`, and the door to the app
+//! (`boaf-app`). Thin on purpose: it reads input, calls the core, prints
+//! results, and shows progress on a terminal.
 
 mod cli;
-mod gencli;
-mod regcli;
 
 use clap::Parser;
 

@@ -1,7 +1,14 @@
 //! The command line, run as a user would.
 
+#[path = "../src/core/tests/common/ols.rs"]
+mod ols;
+#[path = "../src/core/tests/common/temp.rs"]
+mod temp;
+
 use std::io::Write;
+use std::path::Path;
 use std::process::{Command, Output, Stdio};
+use temp::TempDir;
 
 fn boaf(args: &[&str], stdin: &str) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_boaf"))
@@ -34,9 +41,9 @@ fn solve_prints_a_replayable_solution() {
         .collect();
     assert_eq!(moves.len(), 15);
     // Replay the printed names through the library.
-    let mut s = boaf::deal::deal(0);
+    let mut s = boaf_core::engine::deal::deal(0);
     for m in &moves {
-        let (a, b) = boaf::notation::parse_move(m).unwrap();
+        let (a, b) = boaf_core::engine::notation::parse_move(m).unwrap();
         s = s.apply(s.move_between(a, b).unwrap()).unwrap();
     }
     assert!(s.is_solved());
@@ -172,8 +179,7 @@ fn bad_input_says_what_and_where() {
 
 #[test]
 fn generate_and_list_puzzles() {
-    let dir = std::env::temp_dir().join(format!("boaf-cli-gen-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = TempDir::new("cli-gen");
     let file = dir.join("n6.jsonl");
     let f = file.to_str().unwrap();
     let gen_args = [
@@ -197,7 +203,7 @@ fn generate_and_list_puzzles() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(text(&out.stderr).contains("seed 11"));
     let first = std::fs::read_to_string(&file).unwrap();
-    let (cands, skipped) = boaf::store::parse_store(&first);
+    let (cands, skipped) = boaf_core::generator::store::parse_store(&first);
     assert!(skipped.is_empty());
     assert!(!cands.is_empty() && cands.len() <= 4);
     assert!(
@@ -227,20 +233,18 @@ fn generate_and_list_puzzles() {
     assert!(out.status.success());
     let listed: Vec<f64> = text(&out.stdout)
         .lines()
-        .map(|l| serde_json::from_str::<boaf::generator::Candidate>(l).unwrap())
+        .map(|l| serde_json::from_str::<boaf_core::generator::pipeline::Candidate>(l).unwrap())
         .map(|c| c.features.avg_flockability)
         .collect();
     assert_eq!(listed.len(), cands.len());
     assert!(listed.windows(2).all(|w| w[0] <= w[1]));
     let out = boaf(&["puzzles", f, "--where", "avg_flockability > 100"], "");
     assert!(text(&out.stdout).ends_with("0 puzzles\n"));
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn generate_reports_bad_energy_files_and_names() {
-    let dir = std::env::temp_dir().join(format!("boaf-cli-energy-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = TempDir::new("cli-energy");
     let bad = dir.join("mine.toml");
     std::fs::write(
         &bad,
@@ -275,13 +279,11 @@ fn generate_reports_bad_energy_files_and_names() {
     );
     let out = boaf(&["generate", "-n", "5", "--shard", "3/3"], "");
     assert!(text(&out.stderr).contains("not a shard"));
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn store_order_does_not_depend_on_the_workers() {
-    let dir = std::env::temp_dir().join(format!("boaf-cli-order-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = TempDir::new("cli-order");
     let mut files = Vec::new();
     for workers in ["1", "2"] {
         let file = dir.join(format!("w{workers}.jsonl"));
@@ -306,7 +308,7 @@ fn store_order_does_not_depend_on_the_workers() {
             "",
         );
         assert!(out.status.success(), "{}", text(&out.stderr));
-        let (cands, _) = boaf::store::read_store(&file).unwrap();
+        let (cands, _) = boaf_core::generator::store::read_store(&file).unwrap();
         files.push(
             cands
                 .iter()
@@ -320,7 +322,6 @@ fn store_order_does_not_depend_on_the_workers() {
         files[0].windows(2).all(|w| w[0].0 < w[1].0),
         "stored in batch order"
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -338,8 +339,7 @@ fn with_no_display_the_app_points_to_the_cli_and_fails() {
 
 #[test]
 fn energies_come_from_the_working_folder_too() {
-    let dir = std::env::temp_dir().join(format!("boaf-cli-folder-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = TempDir::new("cli-folder");
     std::fs::create_dir_all(dir.join("energies")).unwrap();
     std::fs::create_dir_all(dir.join("assets")).unwrap();
     std::fs::write(
@@ -354,7 +354,7 @@ fn energies_come_from_the_working_folder_too() {
     .unwrap();
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_boaf"))
         .arg("energies")
-        .current_dir(&dir)
+        .current_dir(dir.path())
         .output()
         .unwrap();
     assert!(out.status.success());
@@ -368,5 +368,51 @@ fn energies_come_from_the_working_folder_too() {
         names.contains(&"mine") && names.contains(&"fitted"),
         "{listing}"
     );
-    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn boaf_regress_prints_the_table_of_the_example_ratings() {
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("ratings/example.csv");
+    let features = ["halfway_ratio", "rank_clusters"];
+    let out = Command::new(env!("CARGO_BIN_EXE_boaf"))
+        .args(["regress", example.to_str().unwrap(), "--features"])
+        .arg(features.join(","))
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let (x, y) = ols::csv_columns(&example, &features, "rating");
+    let (beta, se) = ols::normal_equations_zscored(&x, &y);
+    assert_eq!(v["fit"]["n"].as_u64(), Some(y.len() as u64));
+    let coefs = v["fit"]["coefs"].as_array().unwrap();
+    for j in 0..2 {
+        assert!((coefs[j]["estimate"].as_f64().unwrap() - beta[j + 1]).abs() < 1e-6);
+        assert!((coefs[j]["std_error"].as_f64().unwrap() - se[j + 1]).abs() < 1e-6);
+    }
+    // The text table, and clear errors for what cannot be fitted.
+    let out = Command::new(env!("CARGO_BIN_EXE_boaf"))
+        .args(["regress", example.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.starts_with("Feature"), "{text}");
+    assert!(text.contains(&format!(
+        "{:.4}",
+        v["fit"]["intercept"]["estimate"].as_f64().unwrap()
+    )));
+    let out = Command::new(env!("CARGO_BIN_EXE_boaf"))
+        .args(["regress", example.to_str().unwrap(), "--features", "n"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("'n' has the same value in every rating"),
+        "{err}"
+    );
 }

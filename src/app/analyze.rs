@@ -4,22 +4,21 @@
 //! its own and can be cancelled.
 
 use super::BoafApp;
-use super::generate::format_value;
-use crate::analysis::{Analysis, AnalysisOptions, analyze};
-use crate::features::Features;
-use crate::solver::Limits;
-use crate::state::State;
+use boaf_core::engine::analysis::{Analysis, AnalysisOptions, Depth, analyze};
+use boaf_core::engine::features::Features;
+use boaf_core::engine::limits::{ANALYSIS_CAP, Cancel, Limits};
+use boaf_core::engine::state::State;
+use boaf_core::format;
+use boaf_core::generator::energy::DEFAULT_PENALTY;
 use crossbeam_channel::{Receiver, TryRecvError, bounded};
 use eframe::egui;
 use egui_plot::{Bar, BarChart, Legend, Line, Plot};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 /// An analysis under way.
 struct Running {
     puzzle: String,
     result: Receiver<Result<Analysis, String>>,
-    cancel: Arc<AtomicBool>,
+    cancel: Cancel,
 }
 
 /// The Analyze panel's state.
@@ -34,7 +33,7 @@ impl AnalyzePanel {
     /// Forgets the analysis (a new candidate was opened).
     pub(super) fn clear(&mut self) {
         if let Some(r) = self.running.take() {
-            r.cancel.store(true, Ordering::Relaxed);
+            r.cancel.cancel();
         }
         self.done = None;
     }
@@ -53,16 +52,13 @@ impl AnalyzePanel {
 
     fn start(&mut self, puzzle: String, state: State, ctx: &egui::Context) {
         self.clear();
-        let cancel = Arc::new(AtomicBool::new(false));
+        let cancel = Cancel::new();
         let (tx, rx) = bounded(1);
         let opts = AnalysisOptions {
-            max_depth: None,
+            depth: Depth::Last,
             threads: 1,
-            limits: Limits {
-                cancel: Some(cancel.clone()),
-                ..Limits::default()
-            },
-            ..AnalysisOptions::default()
+            limits: Limits::with_cap(ANALYSIS_CAP).cancelled_by(&cancel),
+            progress: None,
         };
         let ctx = ctx.clone();
         std::thread::spawn(move || {
@@ -96,9 +92,9 @@ impl BoafApp {
         let running = a.running.as_ref().is_some_and(|r| r.puzzle == c.puzzle);
         if !have && !running {
             // Cheap for small puzzles, seconds to minutes for 16 cards: off the UI thread.
-            match super::candidate_state(&c) {
+            match c.state() {
                 Ok(state) => a.start(c.puzzle.clone(), state, ui.ctx()),
-                Err(e) => a.done = Some((c.puzzle.clone(), Err(e))),
+                Err(e) => a.done = Some((c.puzzle.clone(), Err(e.to_string()))),
             }
         }
         ui.columns(2, |cols| {
@@ -116,7 +112,7 @@ impl BoafApp {
                         if ui.button("Cancel").clicked()
                             && let Some(r) = &a.running
                         {
-                            r.cancel.store(true, Ordering::Relaxed);
+                            r.cancel.cancel();
                         }
                     });
                 }
@@ -127,20 +123,18 @@ impl BoafApp {
         });
         ui.separator();
         ui.strong("Energy trace of the search (energy after each step)");
-        // The penalty of the energy that made it (1000 unless its file says).
+        // The penalty of the energy that made it (the default, for an energy
+        // no longer known by its id).
         let penalty = self
             .energies
             .book()
             .energies()
             .iter()
             .find(|e| e.id() == c.energy_id)
-            .map_or(PENALTY, |e| e.penalty);
+            .map_or(DEFAULT_PENALTY, |e| e.penalty);
         trace_plot(ui, &c.trace, penalty);
     }
 }
-
-/// The penalty of an energy no longer known by its id.
-const PENALTY: f64 = 1000.0;
 
 /// Seed 001's Figure 2: log₁₀ of the solvable and unsolvable counts.
 fn depth_chart(ui: &mut egui::Ui, analysis: &Analysis) {
@@ -192,7 +186,7 @@ fn depth_chart(ui: &mut egui::Ui, analysis: &Analysis) {
             ui.label(d.states.to_string());
             ui.label(d.solvable.to_string());
             ui.label((d.states - d.solvable).to_string());
-            ui.label(format_value(Some(d.ratio())));
+            ui.label(format::number(Some(d.ratio())));
             ui.end_row();
         }
     });
@@ -202,7 +196,7 @@ fn feature_grid(ui: &mut egui::Ui, f: &Features) {
     egui::Grid::new("features").striped(true).show(ui, |ui| {
         for name in Features::NAMES {
             ui.label(name);
-            ui.monospace(format_value(f.value(name)));
+            ui.monospace(format::number(f.value(name)));
             ui.end_row();
         }
     });

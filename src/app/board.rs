@@ -2,7 +2,7 @@
 //! moves. Each cell is an accessible button named by [`cell_label`], which is
 //! how the tests (and screen readers) find it.
 
-use crate::state::{Move, State};
+use boaf_core::engine::state::{Move, State};
 use eframe::egui::{self, Color32, CornerRadius, FontId, Rect, Sense, Stroke, StrokeKind, Vec2};
 
 const CARD: Vec2 = Vec2::new(76.0, 106.0);

@@ -1,9 +1,15 @@
 //! The Energies panel: every energy with its id and definition, and an editor
-//! for the energy files with parse errors by line and column. A file that
-//! does not parse changes nothing: the app keeps its last good energies.
+//! for the energy files with parse errors by line and column.
+//!
+//! The energies in use follow the core's one loading policy (as on the
+//! command line): the built-in ones, then each file that parses; a file with
+//! an error adds nothing and its error is shown. The editor never saves a
+//! file that does not parse, so a bad file can only come from outside.
 
-use super::{BoafApp, Paths};
-use crate::energy::{EnergyBook, builtin};
+use super::BoafApp;
+use boaf_core::durable::write_atomically;
+use boaf_core::folder::Folder;
+use boaf_core::generator::energy::{EnergyBook, EnergyError, load};
 use eframe::egui;
 use std::path::PathBuf;
 
@@ -14,8 +20,17 @@ struct EnergyFile {
     text: String,
     /// The text on disk when last loaded or saved.
     saved: String,
-    /// The last text of this file that parsed: used while `saved` does not.
-    good: String,
+}
+
+/// A button of the editor.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Action {
+    /// Parse the edited text and say how it went.
+    Check,
+    /// Parse it, and write it only if it parses.
+    Save,
+    /// Read every file from disk again.
+    Reload,
 }
 
 /// The energies in use and the editor's state.
@@ -26,14 +41,14 @@ pub(super) struct EnergiesPanel {
     editing: usize,
     /// The last parse error, as `file:line:column: message`.
     error: Option<String>,
-    /// The problems met when loading, one per file that failed.
-    load_errors: Vec<String>,
+    /// The files that added nothing, with why.
+    problems: Vec<EnergyError>,
 }
 
 impl EnergiesPanel {
-    /// Loads the built-in energies and every energy file that exists.
-    pub(super) fn load(paths: &Paths) -> EnergiesPanel {
-        let files: Vec<EnergyFile> = paths
+    /// Loads the built-in energies and every energy file of the folder.
+    pub(super) fn load(folder: &Folder) -> EnergiesPanel {
+        let files: Vec<EnergyFile> = folder
             .energy_files()
             .into_iter()
             .map(|path| {
@@ -41,43 +56,43 @@ impl EnergiesPanel {
                 EnergyFile {
                     path,
                     saved: text.clone(),
-                    good: String::new(),
                     text,
                 }
             })
             .collect();
         let mut panel = EnergiesPanel {
-            book: builtin(),
+            book: EnergyBook::default(),
             files,
             editing: 0,
             error: None,
-            load_errors: Vec::new(),
+            problems: Vec::new(),
         };
-        panel.rebuild(paths);
+        panel.rebuild(folder);
         panel
     }
 
-    /// Rebuilds the book from the saved texts; a file with an error counts
-    /// with its last good text, so the app keeps its last good energies.
-    fn rebuild(&mut self, paths: &Paths) {
-        let mut book = builtin();
-        self.load_errors.clear();
-        for f in &mut self.files {
-            let name = paths.show(&f.path);
-            let mut trial = book.clone();
-            match trial.add(&f.saved, &name) {
-                Ok(()) => {
-                    f.good = f.saved.clone();
-                    book = trial;
-                }
-                Err(e) => {
-                    self.load_errors.push(e.to_string());
-                    // The last good text parsed before, so this cannot fail.
-                    let _ = book.add(&f.good, &name);
-                }
-            }
-        }
-        self.book = book;
+    /// The energies from the files' saved texts (`edited`: the editor's text
+    /// for the file being edited), by the core's loading policy.
+    fn energies(&self, folder: &Folder, edited: bool) -> (EnergyBook, Vec<EnergyError>) {
+        let texts: Vec<(String, &str)> = self
+            .files
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                let text = if edited && i == self.editing {
+                    &f.text
+                } else {
+                    &f.saved
+                };
+                (folder.show(&f.path), text.as_str())
+            })
+            .collect();
+        load(texts.iter().map(|(name, text)| (name.as_str(), *text)))
+    }
+
+    /// Rebuilds the energies in use from the saved texts.
+    fn rebuild(&mut self, folder: &Folder) {
+        (self.book, self.problems) = self.energies(folder, false);
     }
 
     /// The energies in use.
@@ -85,15 +100,13 @@ impl EnergiesPanel {
         &self.book
     }
 
-    /// Checks the editor's text; `Ok` with the book it would give.
-    fn check(&self, paths: &Paths) -> Result<EnergyBook, String> {
-        let mut book = builtin();
-        for (i, f) in self.files.iter().enumerate() {
-            let text = if i == self.editing { &f.text } else { &f.saved };
-            book.add(text, &paths.show(&f.path))
-                .map_err(|e| e.to_string())?;
+    /// Checks the editor's text: `Ok` with the book it would give.
+    fn check(&self, folder: &Folder) -> Result<EnergyBook, String> {
+        let (book, problems) = self.energies(folder, true);
+        match problems.into_iter().next() {
+            None => Ok(book),
+            Some(e) => Err(e.to_string()),
         }
-        Ok(book)
     }
 
     /// A name like `wanted` that no energy has yet: `wanted`, `wanted-2`, …
@@ -113,15 +126,15 @@ impl EnergiesPanel {
     }
 
     /// Adds a fitted energy to the fitted-energies file, saving it.
-    pub(super) fn append_fitted(&mut self, paths: &Paths, toml: &str) -> Result<(), String> {
-        let path = paths.fitted_energies();
+    pub(super) fn append_fitted(&mut self, folder: &Folder, toml: &str) -> Result<(), String> {
+        let path = folder.fitted_energies();
         let Some(i) = self.files.iter().position(|f| f.path == path) else {
             return Err("no fitted-energies file is configured".into());
         };
         if self.files[i].text != self.files[i].saved {
             return Err(format!(
                 "{} has unsaved edits in the Energies panel: save or reload it first",
-                paths.show(&path)
+                folder.show(&path)
             ));
         }
         let mut text = self.files[i].saved.clone();
@@ -136,37 +149,26 @@ impl EnergiesPanel {
         text.push_str(toml);
         // Parse before writing: a bad fit must not spoil the file.
         let mut book = self.book.clone();
-        book.add(&text, &paths.show(&path))
+        book.add(&text, &folder.show(&path))
             .map_err(|e| e.to_string())?;
-        write_file(&path, &text)?;
+        write_atomically(&path, text.as_bytes()).map_err(|e| e.to_string())?;
         self.files[i].saved = text.clone();
         self.files[i].text = text;
-        self.rebuild(paths);
+        self.rebuild(folder);
         Ok(())
     }
 }
 
-fn write_file(path: &std::path::Path, text: &str) -> Result<(), String> {
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    }
-    // Write a sibling and rename it, so a crash never leaves half a file.
-    let tmp = path.with_extension("toml.tmp");
-    std::fs::write(&tmp, text)
-        .and_then(|_| std::fs::rename(&tmp, path))
-        .map_err(|e| format!("{}: {e}", path.display()))
-}
-
 impl BoafApp {
     pub(super) fn energies_ui(&mut self, ui: &mut egui::Ui) {
-        let paths = self.paths.clone();
+        let folder = self.folder.clone();
         ui.heading("Energies");
         ui.label(
             "Lower is better. An energy is a value made of feature terms plus bonuses; \
              an unsolvable puzzle scores the penalty. Edit a file, check it, and save: \
              the generator uses the new definitions at its next start.",
         );
-        for e in &self.energies.load_errors {
+        for e in &self.energies.problems {
             ui.colored_label(ui.visuals().error_fg_color, format!("not loaded: {e}"));
         }
         egui::Grid::new("energies-list")
@@ -179,12 +181,7 @@ impl BoafApp {
                 ui.end_row();
                 for e in self.energies.book.energies() {
                     ui.monospace(e.id());
-                    let mut definition = e.value_text();
-                    for b in e.bonus_texts() {
-                        definition.push_str(&format!("\n{b}"));
-                    }
-                    definition.push_str(&format!("\nunsolvable {}", e.penalty));
-                    ui.monospace(definition);
+                    ui.monospace(e.definition().join("\n"));
                     ui.label(&e.about);
                     ui.end_row();
                 }
@@ -195,20 +192,20 @@ impl BoafApp {
             ui.label("File:");
             for (i, f) in panel.files.iter().enumerate() {
                 let dirty = if f.text != f.saved { " *" } else { "" };
-                let name = format!("{}{dirty}", paths.show(&f.path));
+                let name = format!("{}{dirty}", folder.show(&f.path));
                 ui.selectable_value(&mut panel.editing, i, name);
             }
         });
         let mut action = None;
         ui.horizontal(|ui| {
             if ui.button("Check").clicked() {
-                action = Some("check");
+                action = Some(Action::Check);
             }
             if ui.button("Save and use").clicked() {
-                action = Some("save");
+                action = Some(Action::Save);
             }
             if ui.button("Reload from disk").clicked() {
-                action = Some("reload");
+                action = Some(Action::Reload);
             }
         });
         if let Some(err) = &panel.error {
@@ -224,7 +221,7 @@ impl BoafApp {
             );
         }
         match action {
-            Some("check") => match panel.check(&paths) {
+            Some(Action::Check) => match panel.check(&folder) {
                 Ok(book) => {
                     panel.error = None;
                     let n = book.energies().len();
@@ -232,34 +229,34 @@ impl BoafApp {
                 }
                 Err(e) => panel.error = Some(e),
             },
-            Some("save") => match panel.check(&paths) {
+            Some(Action::Save) => match panel.check(&folder) {
                 Ok(_) => {
                     let f = &mut panel.files[panel.editing];
-                    match write_file(&f.path, &f.text) {
+                    match write_atomically(&f.path, f.text.as_bytes()) {
                         Ok(()) => {
                             f.saved = f.text.clone();
                             panel.error = None;
-                            panel.rebuild(&paths);
+                            panel.rebuild(&folder);
                             self.generate.energies_changed(&self.energies);
                             self.say("Energies saved; the next generation uses them.");
                         }
-                        Err(e) => panel.error = Some(e),
+                        Err(e) => panel.error = Some(e.to_string()),
                     }
                 }
-                // Keep the last good energies; show where the text is wrong.
+                // Nothing is written; the error says where the text is wrong.
                 Err(e) => panel.error = Some(e),
             },
-            Some("reload") => {
+            Some(Action::Reload) => {
                 for f in &mut panel.files {
                     f.saved = std::fs::read_to_string(&f.path).unwrap_or_default();
                     f.text = f.saved.clone();
                 }
                 panel.error = None;
-                panel.rebuild(&paths);
+                panel.rebuild(&folder);
                 self.generate.energies_changed(&self.energies);
                 self.say("Energies reloaded from disk.");
             }
-            _ => {}
+            None => {}
         }
     }
 }

@@ -1,47 +1,29 @@
 //! The Generate panel: the search settings, Start and Stop, a progress line
-//! per worker, and the candidate queue. Candidates are stored under
-//! `puzzles/` the moment they arrive, so stopping or crashing loses nothing
-//! that arrived.
+//! per worker, and the candidate queue. Generation is a core batch session
+//! in arrival order: candidates are stored under `puzzles/` the moment they
+//! arrive, so stopping or crashing loses nothing that arrived.
 
 use super::energies::EnergiesPanel;
-use super::{BoafApp, Paths, Tab};
-use crate::features::Features;
-use crate::generator::{Candidate, Generator, Job, Message};
-use crate::search::{HalfwayMode, SearchParams, paper_iterations};
-use crate::store::{PuzzleStore, read_store};
-use crossbeam_channel::TryRecvError;
+use super::{BoafApp, Tab};
+use boaf_core::engine::features::Features;
+use boaf_core::engine::limits::WORKER_CAP;
+use boaf_core::folder::Folder;
+use boaf_core::format;
+use boaf_core::generator::batch::{Batch, Event, Order};
+use boaf_core::generator::pipeline::{Candidate, Job};
+use boaf_core::generator::search::{HalfwayMode, MAX_ITERATIONS, SearchParams, paper_iterations};
+use boaf_core::generator::store::PuzzleStore;
 use eframe::egui;
 use std::sync::Arc;
-use std::time::Instant;
 
-/// What a poll of the generator tells the app.
-pub(super) enum Event {
+/// What a poll of the generation tells the app.
+pub(super) enum Arrival {
     /// A new candidate, already stored.
-    Arrived(Box<Candidate>),
+    Candidate(Box<Candidate>),
     /// Something to say.
     Note(String),
     /// Something that went wrong.
     Error(String),
-}
-
-/// A worker's latest progress.
-#[derive(Clone, Copy)]
-struct WorkerLine {
-    index: usize,
-    iteration: usize,
-    of: usize,
-    best: f64,
-}
-
-/// A generation under way.
-struct Run {
-    generator: Generator,
-    store: PuzzleStore,
-    workers: Vec<Option<WorkerLine>>,
-    count: usize,
-    made: usize,
-    duplicates: usize,
-    started: Instant,
 }
 
 /// The Generate panel's settings and its run.
@@ -54,8 +36,9 @@ pub(super) struct GeneratePanel {
     iterations: usize,
     swap_in: f64,
     uphill: f64,
-    halfway: HalfwayMode,
-    run: Option<Run>,
+    halfway_mode: HalfwayMode,
+    /// The generation under way.
+    batch: Option<Batch>,
     /// `arrival`, `energy` or a feature name.
     sort: String,
     descending: bool,
@@ -83,8 +66,8 @@ impl GeneratePanel {
             iterations: paper_iterations(8),
             swap_in: 0.3,
             uphill: 0.005,
-            halfway: HalfwayMode::for_cards(8),
-            run: None,
+            halfway_mode: HalfwayMode::for_cards(8),
+            batch: None,
             sort: "arrival".into(),
             descending: false,
         };
@@ -95,7 +78,7 @@ impl GeneratePanel {
     pub(super) fn set(&mut self, n: usize, count: usize, seed: u64, workers: usize) {
         self.n = n.clamp(4, 16);
         self.iterations = paper_iterations(self.n);
-        self.halfway = HalfwayMode::for_cards(self.n);
+        self.halfway_mode = HalfwayMode::for_cards(self.n);
         self.count = count.max(1);
         self.seed = seed;
         self.workers = workers.max(1);
@@ -118,25 +101,15 @@ impl GeneratePanel {
     }
 
     pub(super) fn is_running(&self) -> bool {
-        self.run.is_some()
+        self.batch.is_some()
     }
 
     /// The queue's display order: indices into `queue`.
     pub(super) fn order(&self, queue: &[Candidate]) -> Vec<usize> {
         let mut order: Vec<usize> = (0..queue.len()).collect();
-        let key = |c: &Candidate| match self.sort.as_str() {
-            "arrival" => None,
-            "energy" => Some(c.energy),
-            f => c.features.value(f),
-        };
         if self.sort != "arrival" {
-            // Missing values go last either way.
-            order.sort_by(|&a, &b| match (key(&queue[a]), key(&queue[b])) {
-                (Some(x), Some(y)) if self.descending => y.total_cmp(&x),
-                (Some(x), Some(y)) => x.total_cmp(&y),
-                (Some(_), None) => std::cmp::Ordering::Less,
-                (None, Some(_)) => std::cmp::Ordering::Greater,
-                (None, None) => std::cmp::Ordering::Equal,
+            order.sort_by(|&a, &b| {
+                Candidate::compare_by(&queue[a], &queue[b], &self.sort, self.descending)
             });
         } else if self.descending {
             order.reverse();
@@ -146,7 +119,7 @@ impl GeneratePanel {
 
     fn start(
         &mut self,
-        paths: &Paths,
+        folder: &Folder,
         energies: &EnergiesPanel,
         ctx: &egui::Context,
     ) -> Result<String, String> {
@@ -155,16 +128,14 @@ impl GeneratePanel {
             .get(&self.energy)
             .ok_or_else(|| format!("no energy named '{}'", self.energy))?
             .clone();
-        let file = paths
-            .puzzles()
-            .join(format!("n{}-{}.jsonl", self.n, energy.name));
+        let file = folder.store_file(self.n, &energy.name);
         let (store, skipped) =
-            PuzzleStore::open(&file).map_err(|e| format!("{}: {e}", file.display()))?;
+            PuzzleStore::open(&file).map_err(|e| format!("{}: {e}", folder.show(&file)))?;
         let params = SearchParams {
             iterations: self.iterations,
             swap_in: self.swap_in,
             uphill: self.uphill,
-            halfway: self.halfway,
+            halfway_mode: self.halfway_mode,
             ..SearchParams::paper(self.n)
         };
         let job = Job {
@@ -173,29 +144,22 @@ impl GeneratePanel {
             seed: self.seed,
             params,
             indices: 0..self.count,
-            memory_cap: 6 << 30,
+            memory_cap: WORKER_CAP,
         };
         let ctx = ctx.clone();
-        let generator = Generator::start(
+        self.batch = Some(Batch::start(
             job,
             self.workers,
+            Some(store),
+            Order::Arrival,
             Some(Arc::new(move || ctx.request_repaint())),
-        );
-        self.run = Some(Run {
-            generator,
-            store,
-            workers: vec![None; self.workers.max(1)],
-            count: self.count,
-            made: 0,
-            duplicates: 0,
-            started: Instant::now(),
-        });
+        ));
         let note = format!(
             "Generating {} puzzles of {} cards with seed {} into {}{}",
             self.count,
             self.n,
             self.seed,
-            paths.show(&file),
+            folder.show(&file),
             if skipped.is_empty() {
                 String::new()
             } else {
@@ -207,115 +171,28 @@ impl GeneratePanel {
         Ok(note)
     }
 
-    /// Drains the generator's channel without waiting.
-    pub(super) fn poll(&mut self, _paths: &Paths) -> Vec<Event> {
-        let mut events = Vec::new();
-        let Some(run) = &mut self.run else {
-            return events;
+    /// Takes what the generation made since the last frame, without waiting.
+    pub(super) fn poll(&mut self, folder: &Folder) -> Vec<Arrival> {
+        let Some(batch) = &mut self.batch else {
+            return Vec::new();
         };
-        let mut finished = None;
-        // A bounded drain keeps a frame short even when messages pile up.
-        for _ in 0..4096 {
-            match run.generator.messages().try_recv() {
-                Ok(Message::Progress {
-                    worker,
-                    index,
-                    iteration,
-                    of,
-                    best,
-                    ..
-                }) => {
-                    if let Some(line) = run.workers.get_mut(worker) {
-                        *line = Some(WorkerLine {
-                            index,
-                            iteration,
-                            of,
-                            best,
-                        });
-                    }
+        let mut out = Vec::new();
+        for e in batch.poll() {
+            match e {
+                Event::Candidate(c) => out.push(Arrival::Candidate(c)),
+                Event::Unstored { message, .. } => out.push(Arrival::Error(message)),
+                Event::Failed { index, message } => {
+                    out.push(Arrival::Error(format!("puzzle {index} failed: {message}")));
                 }
-                Ok(Message::Candidate(c)) => match run.store.add(&c) {
-                    Ok(true) => {
-                        run.made += 1;
-                        events.push(Event::Arrived(c));
-                    }
-                    Ok(false) => run.duplicates += 1,
-                    Err(e) => events.push(Event::Error(format!(
-                        "could not store a candidate in {}: {e}",
-                        run.store.path().display()
-                    ))),
-                },
-                Ok(Message::Error { index, message }) => {
-                    events.push(Event::Error(format!("puzzle {index} failed: {message}")));
-                }
-                Ok(Message::Finished { cancelled, .. }) => {
-                    finished = Some(cancelled);
+                Event::Finished(summary) => {
+                    out.push(Arrival::Note(summary.text(|p| folder.show(p))));
+                    self.batch = None;
                     break;
                 }
-                Err(TryRecvError::Empty) => break,
-                // The workers are gone: finished, even if their last word was lost.
-                Err(TryRecvError::Disconnected) => {
-                    finished = Some(run.generator.is_cancelled());
-                    break;
-                }
+                Event::Progress { .. } | Event::Duplicate { .. } => {}
             }
         }
-        if let Some(cancelled) = finished {
-            let run = self.run.take().expect("checked above");
-            let what = if cancelled { "Stopped" } else { "Finished" };
-            let dups = match run.duplicates {
-                0 => String::new(),
-                d => format!(", {d} duplicates dropped"),
-            };
-            events.push(Event::Note(format!(
-                "{what}: {} of {} candidates in {:.1} s{dups}.",
-                run.made,
-                run.count,
-                run.started.elapsed().as_secs_f64()
-            )));
-        }
-        events
-    }
-}
-
-/// Loads every candidate stored under `puzzles/`, oldest file first, with a
-/// note per file that had bad lines.
-pub(super) fn load_queue(paths: &Paths) -> (Vec<Candidate>, Vec<String>) {
-    let mut files: Vec<_> = std::fs::read_dir(paths.puzzles())
-        .map(|d| {
-            d.filter_map(Result::ok)
-                .map(|e| e.path())
-                .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
-                .collect()
-        })
-        .unwrap_or_default();
-    files.sort_by_key(|p| {
-        std::fs::metadata(p)
-            .and_then(|m| m.modified())
-            .ok()
-            .zip(Some(p.clone()))
-    });
-    let (mut all, mut notes) = (Vec::new(), Vec::new());
-    for f in files {
-        match read_store(&f) {
-            Ok((cands, skipped)) => {
-                if let Some(s) = skipped.first() {
-                    notes.push(format!("{}: {s}", paths.show(&f)));
-                }
-                all.extend(cands);
-            }
-            Err(e) => notes.push(format!("{}: {e}", paths.show(&f))),
-        }
-    }
-    (all, notes)
-}
-
-pub(super) fn format_value(v: Option<f64>) -> String {
-    match v {
-        Some(v) if v.fract() == 0.0 && v.abs() < 1e6 => format!("{v}"),
-        Some(v) if v != 0.0 && v.abs() < 0.001 => format!("{v:.2e}"),
-        Some(v) => format!("{v:.4}"),
-        None => "—".into(),
+        out
     }
 }
 
@@ -336,7 +213,7 @@ impl BoafApp {
                     if g.n != before {
                         // New n: the paper's budget and halfway mode for it.
                         g.iterations = paper_iterations(g.n);
-                        g.halfway = HalfwayMode::for_cards(g.n);
+                        g.halfway_mode = HalfwayMode::for_cards(g.n);
                     }
                     let l = ui.label("Energy");
                     egui::ComboBox::from_id_salt("energy")
@@ -360,11 +237,8 @@ impl BoafApp {
                     let l = ui.label("Seed");
                     ui.add(egui::DragValue::new(&mut g.seed)).labelled_by(l.id);
                     let l = ui.label("Steps per puzzle");
-                    ui.add(
-                        egui::DragValue::new(&mut g.iterations)
-                            .range(1..=crate::search::MAX_ITERATIONS),
-                    )
-                    .labelled_by(l.id);
+                    ui.add(egui::DragValue::new(&mut g.iterations).range(1..=MAX_ITERATIONS))
+                        .labelled_by(l.id);
                     ui.end_row();
                     let l = ui.label("Swap-in probability");
                     ui.add(
@@ -383,11 +257,11 @@ impl BoafApp {
                     ui.end_row();
                     let l = ui.label("Halfway ratio");
                     egui::ComboBox::from_id_salt("halfway")
-                        .selected_text(format!("{:?}", g.halfway).to_lowercase())
+                        .selected_text(g.halfway_mode.name())
                         .show_ui(ui, |ui| {
-                            ui.selectable_value(&mut g.halfway, HalfwayMode::Exact, "exact");
-                            ui.selectable_value(&mut g.halfway, HalfwayMode::Estimate, "estimate");
-                            ui.selectable_value(&mut g.halfway, HalfwayMode::Confirm, "confirm");
+                            for mode in HalfwayMode::ALL {
+                                ui.selectable_value(&mut g.halfway_mode, mode, mode.name());
+                            }
                         })
                         .response
                         .labelled_by(l.id);
@@ -398,26 +272,25 @@ impl BoafApp {
             if !running {
                 if ui.button("Start").clicked() {
                     let ctx = ui.ctx().clone();
-                    match self.generate.start(&self.paths, &self.energies, &ctx) {
+                    match self.generate.start(&self.folder, &self.energies, &ctx) {
                         Ok(note) => self.say(note),
                         Err(e) => self.say_error(e),
                     }
                 }
             } else if ui.button("Stop").clicked()
-                && let Some(run) = &self.generate.run
+                && let Some(batch) = &self.generate.batch
             {
-                run.generator.cancel();
+                batch.cancel();
                 self.say("Stopping…");
             }
         });
-        if let Some(run) = &self.generate.run {
+        if let Some(batch) = &self.generate.batch {
+            let so_far = batch.summary();
             ui.label(format!(
                 "{} of {} candidates, {:.0} s",
-                run.made,
-                run.count,
-                run.started.elapsed().as_secs_f64()
+                so_far.new, so_far.count, so_far.seconds
             ));
-            for (w, line) in run.workers.iter().enumerate() {
+            for (w, line) in batch.workers().iter().enumerate() {
                 ui.horizontal(|ui| {
                     ui.spinner();
                     ui.monospace(match line {
@@ -427,7 +300,7 @@ impl BoafApp {
                             l.index + 1,
                             l.iteration,
                             l.of,
-                            format_value(Some(l.best))
+                            format::number(Some(l.best))
                         ),
                         None => format!("worker {}: starting", w + 1),
                     });
@@ -484,9 +357,9 @@ impl BoafApp {
                     ui.monospace(format!("#{}", i + 1));
                     ui.label(c.n.to_string());
                     ui.label(&c.energy_name).on_hover_text(&c.energy_id);
-                    ui.label(format_value(Some(c.energy)));
+                    ui.label(format::number(Some(c.energy)));
                     for (f, _) in COLUMNS {
-                        ui.label(format_value(c.features.value(f)));
+                        ui.label(format::number(c.features.value(f)));
                     }
                     ui.end_row();
                 }

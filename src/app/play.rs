@@ -4,13 +4,13 @@
 
 use super::BoafApp;
 use super::board::{BoardInput, Highlight, board_ui};
-use crate::game::Game;
-use crate::solver::{Limits, SearchError, Solver, Verdict};
-use crate::state::{Move, State};
+use boaf_core::engine::game::Game;
+use boaf_core::engine::limits::{Cancel, Limits, SearchError};
+use boaf_core::engine::solver::{Solver, Verdict};
+use boaf_core::engine::state::{Move, State};
+use boaf_core::format;
 use crossbeam_channel::{Receiver, TryRecvError, bounded};
 use eframe::egui;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 /// Time between the moves of a solution replay.
@@ -33,13 +33,13 @@ struct Solving {
     /// The position solved; an answer for another position is dropped.
     state: State,
     result: Receiver<Result<Verdict, SearchError>>,
-    cancel: Arc<AtomicBool>,
+    cancel: Cancel,
 }
 
 impl Drop for Solving {
     /// A solve no longer wanted stops.
     fn drop(&mut self) {
-        self.cancel.store(true, Ordering::Relaxed);
+        self.cancel.cancel();
     }
 }
 
@@ -83,6 +83,19 @@ pub(super) struct PlayPanel {
     ctx: Option<egui::Context>,
 }
 
+/// A button of the Play panel.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Action {
+    Undo,
+    Redo,
+    Restart,
+    Hint,
+    ShowSolution,
+    StopReplay,
+    /// The notice was switched on: check the position now.
+    CheckNow,
+}
+
 /// What a rating records about the play.
 pub(super) struct PlayRecord {
     pub solved: bool,
@@ -108,6 +121,12 @@ impl PlayPanel {
             .unwrap_or(0.0)
     }
 
+    /// Whether the position can still be solved, once the notice's solve has
+    /// answered (`None` before that, and while the notice is off).
+    pub(super) fn solvable_now(&self) -> Option<bool> {
+        self.solvable_now.filter(|_| self.warn_unsolvable)
+    }
+
     /// The counts for a rating.
     pub(super) fn record(&self) -> PlayRecord {
         PlayRecord {
@@ -123,11 +142,8 @@ impl PlayPanel {
         let (tx, rx) = bounded(1);
         let ctx = self.ctx.clone();
         let position = state.clone();
-        let cancel = Arc::new(AtomicBool::new(false));
-        let limits = Limits {
-            cancel: Some(cancel.clone()),
-            ..Limits::default()
-        };
+        let cancel = Cancel::new();
+        let limits = Limits::default().cancelled_by(&cancel);
         std::thread::spawn(move || {
             // The receiver may be gone (the position changed): nothing to do then.
             let _ = tx.send(Solver::new(limits).solve(&position));
@@ -299,7 +315,7 @@ impl BoafApp {
             "Candidate #{number} · {} cards · {} · energy {}",
             c.n,
             c.energy_id,
-            super::generate::format_value(Some(c.energy)),
+            format::number(Some(c.energy)),
         ));
         ui.weak(
             "Click a stack, then one of its lit targets (same row or column, same suit or \
@@ -324,31 +340,31 @@ impl BoafApp {
                     .add_enabled(game.can_undo(), egui::Button::new("Undo"))
                     .clicked()
                 {
-                    clicked = Some("undo");
+                    clicked = Some(Action::Undo);
                 }
                 if ui
                     .add_enabled(game.can_redo(), egui::Button::new("Redo"))
                     .clicked()
                 {
-                    clicked = Some("redo");
+                    clicked = Some(Action::Redo);
                 }
                 if ui.button("Restart").clicked() {
-                    clicked = Some("restart");
+                    clicked = Some(Action::Restart);
                 }
                 // Nothing to hint or show on a solved board.
                 let open = !game.is_solved();
                 if ui.add_enabled(open, egui::Button::new("Hint")).clicked() {
-                    clicked = Some("hint");
+                    clicked = Some(Action::Hint);
                 }
                 if ui
                     .add_enabled(open, egui::Button::new("Show solution"))
                     .clicked()
                 {
-                    clicked = Some("solution");
+                    clicked = Some(Action::ShowSolution);
                 }
             });
             if replaying && ui.button("Stop replay").clicked() {
-                clicked = Some("stop");
+                clicked = Some(Action::StopReplay);
             }
             let before = p.warn_unsolvable;
             ui.checkbox(
@@ -356,42 +372,42 @@ impl BoafApp {
                 "Tell me when it can no longer be solved",
             );
             if p.warn_unsolvable && !before {
-                clicked = Some("check");
+                clicked = Some(Action::CheckNow);
             }
         });
         match clicked {
-            Some("undo") => {
+            Some(Action::Undo) => {
                 if let Some(g) = &mut p.game {
                     g.undo();
                 }
                 p.after_change();
             }
-            Some("redo") => {
+            Some(Action::Redo) => {
                 if let Some(g) = &mut p.game {
                     g.redo();
                 }
                 p.after_change();
             }
-            Some("restart") => {
+            Some(Action::Restart) => {
                 if let Some(g) = &mut p.game {
                     g.restart();
                 }
                 p.after_change();
             }
-            Some("hint") => {
+            Some(Action::Hint) => {
                 if let Some(state) = p.game.as_ref().map(|g| g.state().clone()) {
                     p.hint = None;
                     p.spawn(Purpose::Hint, state);
                 }
             }
-            Some("solution") => p.show_solution(),
-            Some("stop") => {
+            Some(Action::ShowSolution) => p.show_solution(),
+            Some(Action::StopReplay) => {
                 p.solving
                     .retain(|s| !matches!(s.purpose, Purpose::Solution { .. }));
                 p.end_replay();
             }
-            Some("check") => p.after_change(),
-            _ => {}
+            Some(Action::CheckNow) => p.after_change(),
+            None => {}
         }
         let Some(game) = &p.game else { return };
         ui.horizontal(|ui| {

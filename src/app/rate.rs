@@ -1,9 +1,11 @@
 //! The Rate panel: a rating from 0 to 10, notes and the rater's name, saved
 //! as one synced row of `ratings/ratings.csv`; Skip moves on.
 
-use super::{BoafApp, Paths};
-use crate::generator::utc_now;
-use crate::ratings::{Rating, RatingsStore};
+use super::BoafApp;
+use boaf_core::durable::write_atomically;
+use boaf_core::folder::Folder;
+use boaf_core::generator::pipeline::utc_now;
+use boaf_core::study::ratings::{Rating, RatingsStore};
 use eframe::egui;
 
 /// The Rate panel's fields.
@@ -16,8 +18,8 @@ pub(super) struct RatePanel {
 }
 
 impl RatePanel {
-    pub(super) fn new(paths: &Paths) -> RatePanel {
-        let rater = std::fs::read_to_string(paths.rater())
+    pub(super) fn new(folder: &Folder) -> RatePanel {
+        let rater = std::fs::read_to_string(folder.rater())
             .map(|s| s.trim().to_string())
             .unwrap_or_default();
         RatePanel {
@@ -80,7 +82,7 @@ impl BoafApp {
         });
         ui.weak(format!(
             "Ratings go to {}, one row each, with every feature.",
-            self.paths.show(&self.paths.ratings())
+            self.folder.show(&self.folder.ratings())
         ));
         if save {
             let rating = Rating {
@@ -97,11 +99,11 @@ impl BoafApp {
                 rater: self.rate.rater.trim().to_string(),
                 timestamp: utc_now(),
             };
-            match save_rating(&self.paths, &rating) {
+            match save_rating(&self.folder, &rating) {
                 Ok(note) => {
                     self.rate.saved += 1;
                     // Remembered for next time; losing it is harmless.
-                    let _ = std::fs::write(self.paths.rater(), &rating.rater);
+                    let _ = write_atomically(&self.folder.rater(), rating.rater.as_bytes());
                     self.say(note);
                     self.regress.ratings_changed();
                     self.open_next();
@@ -121,22 +123,22 @@ impl BoafApp {
 }
 
 /// Appends a rating to the ratings file; says what happened.
-fn save_rating(paths: &Paths, rating: &Rating) -> Result<String, String> {
-    let path = paths.ratings();
+fn save_rating(folder: &Folder, rating: &Rating) -> Result<String, String> {
+    let path = folder.ratings();
     let (mut store, repair) = RatingsStore::open(&path).map_err(|e| e.to_string())?;
     store.append(rating).map_err(|e| e.to_string())?;
-    let mut note = format!("Saved rating {} to {}.", rating.rating, paths.show(&path));
+    let mut note = format!("Saved rating {} to {}.", rating.rating, folder.show(&path));
     if let Some(b) = store.backup() {
         note.push_str(&format!(
             " The file gained this version's columns; the old one is kept as {}.",
-            paths.show(b)
+            folder.show(b)
         ));
     }
     if let Some(r) = repair {
         note.push_str(&format!(
             " A torn last row ({} bytes) was moved to {}.",
             r.bytes,
-            paths.show(&r.saved_to)
+            folder.show(&r.saved_to)
         ));
     }
     Ok(note)

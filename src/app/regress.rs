@@ -2,23 +2,16 @@
 //! 1–4), the coefficient chart, rating against a feature with the fitted
 //! line, and "Use as energy".
 
-use super::{BoafApp, Paths};
-use crate::features::Features;
-use crate::ratings::{RatingsTable, read_ratings};
-use crate::regress::{Fit, RegressError, fit, show, show_p, table_data};
+use super::BoafApp;
+use boaf_core::engine::features::Features;
+use boaf_core::folder::Folder;
+use boaf_core::format;
+use boaf_core::study::ratings::{RatingsTable, read_ratings};
+use boaf_core::study::regress::{DEFAULT_FEATURES, Fit, RegressError, fit, table_data};
 use eframe::egui;
 use egui_plot::{Bar, BarChart, Line, Plot, Points};
 use std::path::PathBuf;
 use std::sync::Arc;
-
-/// The features of seed 001's Table 4, chosen at first.
-pub const DEFAULT_FEATURES: [&str; 5] = [
-    "depth1_ratio",
-    "halfway_ratio",
-    "dominant_suit_ratio",
-    "rank_clusters",
-    "avg_flockability",
-];
 
 /// The Regression panel's state.
 pub(super) struct RegressPanel {
@@ -37,9 +30,9 @@ pub(super) struct RegressPanel {
 }
 
 impl RegressPanel {
-    pub(super) fn new(paths: &Paths) -> RegressPanel {
+    pub(super) fn new(folder: &Folder) -> RegressPanel {
         // The user's own ratings once there are any; the example before.
-        let own = read_ratings(&paths.ratings()).is_ok_and(|t| t.rows.len() >= 2);
+        let own = read_ratings(&folder.ratings()).is_ok_and(|t| t.rows.len() >= 2);
         RegressPanel {
             example: !own,
             table: None,
@@ -61,11 +54,11 @@ impl RegressPanel {
         self.stale = true;
     }
 
-    fn reload(&mut self, paths: &Paths) {
+    fn reload(&mut self, folder: &Folder) {
         let path = if self.example {
-            paths.example_ratings()
+            folder.example_ratings()
         } else {
-            paths.ratings()
+            folder.ratings()
         };
         let table = read_ratings(&path).map(Arc::new).map_err(|e| e.to_string());
         if let Ok(t) = &table {
@@ -90,26 +83,26 @@ impl RegressPanel {
 
 impl BoafApp {
     pub(super) fn regress_ui(&mut self, ui: &mut egui::Ui) {
-        let paths = self.paths.clone();
+        let folder = self.folder.clone();
         let r = &mut self.regress;
         if r.stale {
-            r.reload(&paths);
+            r.reload(&folder);
         }
         ui.heading("Regression of ratings on features");
         ui.horizontal(|ui| {
             ui.label("Ratings:");
             let before = r.example;
-            ui.radio_value(&mut r.example, false, paths.show(&paths.ratings()));
+            ui.radio_value(&mut r.example, false, folder.show(&folder.ratings()));
             ui.radio_value(
                 &mut r.example,
                 true,
                 format!(
                     "{} (demonstration data)",
-                    paths.show(&paths.example_ratings())
+                    folder.show(&folder.example_ratings())
                 ),
             );
             if r.example != before || ui.button("Reload").clicked() {
-                r.reload(&paths);
+                r.reload(&folder);
             }
         });
         let table = match &r.table {
@@ -117,7 +110,7 @@ impl BoafApp {
             Some((path, Err(e))) => {
                 ui.colored_label(
                     ui.visuals().error_fg_color,
-                    format!("{}: {e}", paths.show(path)),
+                    format!("{}: {e}", folder.show(path)),
                 );
                 if !r.example {
                     ui.label("Rate some puzzles first, or look at the demonstration ratings.");
@@ -237,16 +230,16 @@ impl BoafApp {
                     .map(|c| c.name.as_str())
                     .collect::<Vec<_>>()
                     .join(", "),
-                show(fitted.r2, 3)
+                format::fixed(fitted.r2, 3)
             );
             let toml = fitted.to_energy_toml(&name, &about);
-            match self.energies.append_fitted(&paths, &toml) {
+            match self.energies.append_fitted(&folder, &toml) {
                 Ok(()) => {
                     self.generate.energies_changed(&self.energies);
                     self.generate.choose_energy(&name);
                     self.say(format!(
                         "Energy '{name}' written to {}; it is chosen in the Generate panel.",
-                        paths.show(&paths.fitted_energies())
+                        folder.show(&folder.fitted_energies())
                     ));
                 }
                 Err(e) => self.say_error(format!("could not add the energy: {e}")),
@@ -268,10 +261,10 @@ fn coef_table(ui: &mut egui::Ui, fit: &Fit) {
             ui.end_row();
             for c in std::iter::once(&fit.intercept).chain(&fit.coefs) {
                 ui.label(&c.name);
-                ui.monospace(show(Some(c.estimate), 4));
-                ui.monospace(show(c.std_error, 4));
-                ui.monospace(show(c.t, 3));
-                ui.monospace(show_p(c.p));
+                ui.monospace(format::fixed(Some(c.estimate), 4));
+                ui.monospace(format::fixed(c.std_error, 4));
+                ui.monospace(format::fixed(c.t, 3));
+                ui.monospace(format::p_value(c.p));
                 ui.end_row();
             }
         });

@@ -1,0 +1,316 @@
+//! boaf-app: the desktop app (eframe/egui) where seed 001's design loop
+//! happens in one window: generate, play, rate, analyze, regress and edit
+//! energies. One panel a file.
+//!
+//! A front end only, over `boaf-core`: generation runs in a batch session's
+//! worker threads, analyses and solves in threads of their own; the UI
+//! thread drains their channels without blocking and is woken by
+//! `request_repaint`. Every file it reads or writes is named by the core's
+//! [`Folder`].
+
+mod analyze;
+mod board;
+mod energies;
+mod generate;
+mod play;
+mod rate;
+mod regress;
+
+use boaf_core::folder::Folder;
+use boaf_core::generator::pipeline::Candidate;
+use eframe::egui;
+
+pub use board::cell_label;
+
+/// The panels, one shown at a time.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Tab {
+    /// Start and watch generation; the candidate queue.
+    Generate,
+    /// Play the current candidate.
+    Play,
+    /// Rate it.
+    Rate,
+    /// Its state space, features and search trace.
+    Analyze,
+    /// The regression of ratings on features.
+    Regress,
+    /// View and edit energies.
+    Energies,
+}
+
+impl Tab {
+    const ALL: [Tab; 6] = [
+        Tab::Generate,
+        Tab::Play,
+        Tab::Rate,
+        Tab::Analyze,
+        Tab::Regress,
+        Tab::Energies,
+    ];
+
+    fn title(self) -> &'static str {
+        match self {
+            Tab::Generate => "Generate",
+            Tab::Play => "Play",
+            Tab::Rate => "Rate",
+            Tab::Analyze => "Analyze",
+            Tab::Regress => "Regression",
+            Tab::Energies => "Energies",
+        }
+    }
+}
+
+/// A line in the status bar.
+#[derive(Clone, Debug)]
+struct Status {
+    text: String,
+    error: bool,
+}
+
+/// The whole app.
+pub struct BoafApp {
+    folder: Folder,
+    tab: Tab,
+    status: Option<Status>,
+    energies: energies::EnergiesPanel,
+    generate: generate::GeneratePanel,
+    /// Every candidate known: loaded from `puzzles/` and arrived since.
+    queue: Vec<Candidate>,
+    /// The index in `queue` of the candidate being played and rated.
+    current: Option<usize>,
+    play: play::PlayPanel,
+    rate: rate::RatePanel,
+    analyze: analyze::AnalyzePanel,
+    regress: regress::RegressPanel,
+}
+
+impl BoafApp {
+    /// The app over the files of a working folder: it loads the energies,
+    /// the stored candidates, the rater's name and the ratings.
+    pub fn new(folder: Folder) -> BoafApp {
+        let energies = energies::EnergiesPanel::load(&folder);
+        let (queue, notes) = folder.read_stores();
+        let mut app = BoafApp {
+            tab: Tab::Generate,
+            status: None,
+            generate: generate::GeneratePanel::new(&energies),
+            energies,
+            current: None,
+            play: play::PlayPanel::default(),
+            rate: rate::RatePanel::new(&folder),
+            analyze: analyze::AnalyzePanel::default(),
+            regress: regress::RegressPanel::new(&folder),
+            queue,
+            folder,
+        };
+        if let Some(first) = notes.into_iter().next() {
+            app.say_error(first);
+        }
+        app
+    }
+
+    /// The panel shown.
+    pub fn tab(&self) -> Tab {
+        self.tab
+    }
+
+    /// Shows a panel.
+    pub fn set_tab(&mut self, tab: Tab) {
+        self.tab = tab;
+    }
+
+    /// The candidates known, in arrival order.
+    pub fn candidates(&self) -> &[Candidate] {
+        &self.queue
+    }
+
+    /// The candidate being played, if any.
+    pub fn current(&self) -> Option<&Candidate> {
+        self.current.and_then(|i| self.queue.get(i))
+    }
+
+    /// Whether a generation is running.
+    pub fn is_generating(&self) -> bool {
+        self.generate.is_running()
+    }
+
+    /// Sets the Generate panel's cards, puzzle count, seed and workers (the
+    /// other settings follow the paper's for n).
+    pub fn set_generation(&mut self, n: usize, count: usize, seed: u64, workers: usize) {
+        self.generate.set(n, count, seed, workers);
+    }
+
+    /// Whether the open position can still be solved, as the Play panel's
+    /// notice knows it: `None` until its solve has answered, or with the
+    /// notice off.
+    pub fn position_solvable(&self) -> Option<bool> {
+        self.play.solvable_now()
+    }
+
+    /// The status bar's text.
+    pub fn status_text(&self) -> Option<&str> {
+        self.status.as_ref().map(|s| s.text.as_str())
+    }
+
+    /// The regression shown, if one was fitted.
+    pub fn fit(&self) -> Option<&boaf_core::study::regress::Fit> {
+        self.regress.fit()
+    }
+
+    /// The open candidate and its number in the queue, or a line saying
+    /// there is none (for the panels that work on it).
+    fn open_candidate(&self, ui: &mut egui::Ui) -> Option<(usize, Candidate)> {
+        let found = self
+            .current
+            .and_then(|i| Some((i + 1, self.queue.get(i)?.clone())));
+        if found.is_none() {
+            ui.label(
+                "No candidate is open. Generate some, or pick one in the Generate panel's queue.",
+            );
+        }
+        found
+    }
+
+    fn say(&mut self, text: impl Into<String>) {
+        self.status = Some(Status {
+            text: text.into(),
+            error: false,
+        });
+    }
+
+    fn say_error(&mut self, text: impl Into<String>) {
+        self.status = Some(Status {
+            text: text.into(),
+            error: true,
+        });
+    }
+
+    /// Makes candidate `i` the one played, rated and analysed.
+    fn open(&mut self, i: usize) {
+        let Some(c) = self.queue.get(i) else { return };
+        match c.state() {
+            Ok(state) => {
+                self.current = Some(i);
+                self.play.start(state.clone());
+                self.rate.reset();
+                self.analyze.clear();
+            }
+            Err(e) => self.say_error(format!("cannot open puzzle {}: {e}", c.puzzle)),
+        }
+    }
+
+    /// Opens the next candidate after the current one (for Skip and after a save).
+    fn open_next(&mut self) {
+        let order = self.generate.order(&self.queue);
+        let next = match self
+            .current
+            .and_then(|c| order.iter().position(|&i| i == c))
+        {
+            Some(p) => order.get(p + 1).copied(),
+            None => order.first().copied(),
+        };
+        match next {
+            Some(i) => self.open(i),
+            None => {
+                self.current = None;
+                self.play = play::PlayPanel::default();
+                self.say("No more candidates: generate some more.");
+                self.tab = Tab::Generate;
+            }
+        }
+    }
+
+    /// Draws the app into `ui` and handles its input; called once a frame.
+    pub fn show(&mut self, ui: &mut egui::Ui) {
+        self.poll(ui.ctx());
+        egui::Panel::top("boaf-tabs").show(ui, |ui| {
+            ui.horizontal(|ui| {
+                ui.heading("boaf");
+                ui.separator();
+                for tab in Tab::ALL {
+                    ui.selectable_value(&mut self.tab, tab, tab.title());
+                }
+            });
+        });
+        egui::Panel::bottom("boaf-status").show(ui, |ui| self.status_bar(ui));
+        egui::CentralPanel::default().show(ui, |ui| {
+            egui::ScrollArea::vertical()
+                .auto_shrink([false, false])
+                .show(ui, |ui| match self.tab {
+                    Tab::Generate => self.generate_ui(ui),
+                    Tab::Play => self.play_ui(ui),
+                    Tab::Rate => self.rate_ui(ui),
+                    Tab::Analyze => self.analyze_ui(ui),
+                    Tab::Regress => self.regress_ui(ui),
+                    Tab::Energies => self.energies_ui(ui),
+                });
+        });
+    }
+
+    /// Drains the background channels; never waits.
+    fn poll(&mut self, ctx: &egui::Context) {
+        for e in self.generate.poll(&self.folder) {
+            match e {
+                generate::Arrival::Candidate(c) => {
+                    self.queue.push(*c);
+                    if self.current.is_none() {
+                        self.open(self.queue.len() - 1);
+                    }
+                }
+                generate::Arrival::Note(text) => self.say(text),
+                generate::Arrival::Error(text) => self.say_error(text),
+            }
+        }
+        self.analyze.poll();
+        self.play.tick(ctx);
+    }
+
+    fn status_bar(&mut self, ui: &mut egui::Ui) {
+        ui.horizontal(|ui| {
+            match &self.status {
+                Some(s) if s.error => {
+                    ui.colored_label(ui.visuals().error_fg_color, &s.text);
+                }
+                Some(s) => {
+                    ui.label(&s.text);
+                }
+                None => {
+                    ui.weak("Generate candidates, play one, rate it, and read the regression.");
+                }
+            }
+            ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                ui.weak(format!("{} candidates", self.queue.len()));
+            });
+        });
+    }
+}
+
+impl eframe::App for BoafApp {
+    /// Runs even while the window is minimised: candidates keep being
+    /// drained and stored, so the workers never wait on a full channel.
+    fn logic(&mut self, ctx: &egui::Context, _frame: &mut eframe::Frame) {
+        self.poll(ctx);
+    }
+
+    fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
+        self.show(ui);
+    }
+}
+
+/// Opens the app's window over the working folder. Fails when there is no
+/// display to open it on.
+pub fn run() -> Result<(), String> {
+    let options = eframe::NativeOptions {
+        viewport: egui::ViewportBuilder::default()
+            .with_title("boaf — Birds of a Feather puzzle workbench")
+            .with_inner_size([1200.0, 800.0]),
+        ..Default::default()
+    };
+    eframe::run_native(
+        "boaf",
+        options,
+        Box::new(|_cc| Ok(Box::new(BoafApp::new(Folder::new("."))))),
+    )
+    .map_err(|e| e.to_string())
+}

@@ -1,0 +1,359 @@
+//! egui_kittest drives the real app, with no display: generation, play to
+//! solved by clicking cells, rating, and the regression panel.
+
+#[path = "../../core/tests/common/ols.rs"]
+mod ols;
+#[path = "../../core/tests/common/temp.rs"]
+mod temp;
+
+use boaf_app::{BoafApp, Tab, cell_label};
+use boaf_core::engine::solver::{Verdict, solve};
+use boaf_core::folder::Folder;
+use boaf_core::study::ratings::read_ratings;
+use eframe::egui;
+use egui_kittest::Harness;
+use egui_kittest::kittest::{NodeT, Queryable};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+use temp::TempDir;
+
+/// A working folder for one test, removed when the test ends.
+fn temp_root(name: &str) -> TempDir {
+    TempDir::new(&format!("app-{name}"))
+}
+
+/// The demonstration ratings shipped at the top of the repository.
+fn example_ratings() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../ratings/example.csv")
+}
+
+fn harness(root: &TempDir) -> Harness<'static, BoafApp> {
+    let app = BoafApp::new(Folder::new(root.path()));
+    Harness::builder()
+        .with_size(egui::vec2(1280.0, 1400.0))
+        // Spinners repaint while work runs; settling takes a few frames more.
+        .with_max_steps(100)
+        .build_ui_state(|ui, app: &mut BoafApp| app.show(ui), app)
+}
+
+/// Steps the app (it never blocks) until `done` holds, or fails after `limit`.
+fn step_until(h: &mut Harness<'_, BoafApp>, limit: Duration, done: impl Fn(&BoafApp) -> bool) {
+    let start = Instant::now();
+    while !done(h.state()) {
+        assert!(
+            start.elapsed() < limit,
+            "timed out; status: {:?}",
+            h.state().status_text()
+        );
+        h.step();
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    h.run();
+}
+
+/// Steps the app until a widget with this label shows (work in threads,
+/// a replay in real time), or fails after 30 s.
+fn wait_for_label(h: &mut Harness<'_, BoafApp>, label: &str) {
+    let start = Instant::now();
+    while h.query_by_label(label).is_none() {
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "'{label}' never showed"
+        );
+        h.step();
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Generates one 6-card puzzle through the Generate panel's Start button.
+fn generate_one(h: &mut Harness<'_, BoafApp>) {
+    h.state_mut().set_generation(6, 1, 11, 1);
+    h.run();
+    h.get_by_label("Start").click();
+    h.run_steps(2);
+    assert!(h.state().is_generating(), "Start began a generation");
+    step_until(h, Duration::from_secs(60), |app| {
+        !app.candidates().is_empty() && !app.is_generating()
+    });
+}
+
+#[test]
+fn a_generation_streams_a_candidate_into_the_queue_and_the_store() {
+    let root = temp_root("generate");
+    let mut h = harness(&root);
+    generate_one(&mut h);
+    let c = h.state().candidates()[0].clone();
+    assert_eq!(c.n, 6);
+    assert!(c.features.solvable);
+    // Stored as it arrived, and shown in the queue.
+    let stored = std::fs::read_to_string(root.join("puzzles/n6-E5.jsonl")).unwrap();
+    assert_eq!(stored.lines().count(), 1);
+    assert!(stored.contains(&c.puzzle));
+    assert!(
+        h.query_by_label("▶ playing").is_some(),
+        "the first candidate is opened"
+    );
+    // A new app over the same folder finds it again.
+    let again = BoafApp::new(Folder::new(root.path()));
+    assert_eq!(again.candidates().len(), 1);
+    assert_eq!(again.candidates()[0].puzzle, c.puzzle);
+}
+
+#[test]
+fn play_to_solved_by_clicking_cells_then_rate_and_read_the_row_back() {
+    let root = temp_root("play");
+    let mut h = harness(&root);
+    generate_one(&mut h);
+    h.get_by_label("Play").click();
+    h.run();
+    assert_eq!(h.state().tab(), Tab::Play);
+    let c = h.state().current().unwrap().clone();
+    let deal = c.state().unwrap();
+    let Ok(Verdict::Solvable(path)) = solve(&deal) else {
+        panic!("the candidate is solvable");
+    };
+    // The first move by drag and drop, from the stack's card onto its target.
+    let mut state = deal.clone();
+    let first = path[0];
+    let from = h
+        .get_by_label(&cell_label(&state, first.from as usize))
+        .rect()
+        .center();
+    let to = h
+        .get_by_label(&cell_label(&state, first.to as usize))
+        .rect()
+        .center();
+    h.hover_at(from);
+    h.step();
+    h.drag_at(from);
+    h.step();
+    for t in [0.1, 0.4, 0.7, 1.0] {
+        h.hover_at(from + (to - from) * t);
+        h.step();
+    }
+    h.drop_at(to);
+    h.run();
+    state = state.apply(first).unwrap();
+    assert!(
+        h.query_by_label(&cell_label(&deal, first.to as usize))
+            .is_none(),
+        "the target's top is covered by the dropped stack"
+    );
+    assert!(
+        h.query_by_label(&cell_label(&state, first.from as usize))
+            .is_some()
+    );
+    // The other moves: click the stack, then its target, by their accessible names.
+    for mv in &path[1..] {
+        h.get_by_label(&cell_label(&state, mv.from as usize))
+            .click();
+        h.run();
+        h.get_by_label(&cell_label(&state, mv.to as usize)).click();
+        h.run();
+        state = state.apply(*mv).unwrap();
+    }
+    assert!(state.is_solved());
+    assert!(
+        h.query_by_label_contains("Solved!").is_some(),
+        "solved is celebrated"
+    );
+    // Rate it 8 with a note that looks like a formula.
+    h.get_by_label("Rate it").click();
+    h.run();
+    assert_eq!(h.state().tab(), Tab::Rate);
+    h.get_by_role(egui::Role::Slider).set_value_accesskit(8.0);
+    h.run();
+    let notes = h.get_by_role(egui::Role::MultilineTextInput);
+    notes.click();
+    h.run();
+    h.get_by_role(egui::Role::MultilineTextInput)
+        .type_text("=1+1 tidy");
+    h.run();
+    h.get_by_label("Save rating").click();
+    h.run();
+    let table = read_ratings(&root.join("ratings/ratings.csv")).unwrap();
+    assert_eq!(table.rows.len(), 1, "{:?}", h.state().status_text());
+    assert!(table.skipped.is_empty());
+    assert_eq!(table.text(0, "puzzle"), Some(c.puzzle.as_str()));
+    assert_eq!(table.number(0, "rating"), Some(8.0));
+    assert_eq!(table.text(0, "solved"), Some("true"));
+    assert_eq!(table.number(0, "moves"), Some(path.len() as f64));
+    assert_eq!(table.number(0, "undos"), Some(0.0));
+    assert_eq!(table.text(0, "energy_id"), Some(c.energy_id.as_str()));
+    assert_eq!(table.number(0, "halfway_ratio"), c.features.halfway_ratio);
+    // Stored safe from spreadsheets, read back as typed.
+    assert_eq!(table.text(0, "notes"), Some("'=1+1 tidy"));
+    assert_eq!(table.notes(0).as_deref(), Some("=1+1 tidy"));
+}
+
+#[test]
+fn the_regression_panel_matches_the_normal_equations_on_the_example_ratings() {
+    let root = temp_root("regress");
+    std::fs::create_dir_all(root.join("ratings")).unwrap();
+    let example = example_ratings();
+    std::fs::copy(&example, root.join("ratings/example.csv")).unwrap();
+    let mut h = harness(&root);
+    h.get_by_label("Regression").click();
+    h.run();
+    let fit = h
+        .state()
+        .fit()
+        .expect("a fit of the example ratings")
+        .clone();
+    let features = [
+        "depth1_ratio",
+        "halfway_ratio",
+        "dominant_suit_ratio",
+        "rank_clusters",
+        "avg_flockability",
+    ];
+    let (x, y) = ols::csv_columns(&example, &features, "rating");
+    let (beta, se) = ols::normal_equations_zscored(&x, &y);
+    assert_eq!(fit.n, y.len());
+    assert!((fit.intercept.estimate - beta[0]).abs() < 1e-6);
+    assert!((fit.intercept.std_error.unwrap() - se[0]).abs() < 1e-6);
+    for (j, c) in fit.coefs.iter().enumerate() {
+        assert_eq!(c.name, features[j]);
+        assert!(
+            (c.estimate - beta[j + 1]).abs() < 1e-6,
+            "{}: {} vs {}",
+            c.name,
+            c.estimate,
+            beta[j + 1]
+        );
+        assert!((c.std_error.unwrap() - se[j + 1]).abs() < 1e-6);
+    }
+    // The table on screen shows them.
+    let shown = format!("{:.4}", fit.coefs[1].estimate);
+    assert!(
+        h.query_by_label(&shown).is_some(),
+        "{shown} is in the table"
+    );
+    // "Use as energy", twice: two energies, each minus the predicted rating.
+    h.get_by_label("Use as energy").click();
+    h.run();
+    h.get_by_label("Use as energy").click();
+    h.run();
+    let text = std::fs::read_to_string(root.join("assets/fitted-energies.toml")).unwrap();
+    let book = boaf_core::generator::energy::EnergyBook::parse(&text, "fitted").unwrap();
+    let names: Vec<&str> = book.energies().iter().map(|e| e.name.as_str()).collect();
+    assert_eq!(names, ["fitted", "fitted-2"]);
+    let table = read_ratings(&example).unwrap();
+    for row in 0..3 {
+        let value = |f: &str| table.number(row, f);
+        let raw: Vec<f64> = features.iter().map(|f| value(f).unwrap()).collect();
+        let energy = book.energies()[1].eval_with(true, value);
+        assert!((energy + fit.predict(&raw)).abs() < 1e-6, "row {row}");
+    }
+    // Unticking all but one feature refits.
+    for f in &features[1..] {
+        h.get_by_role_and_label(egui::Role::CheckBox, f).click();
+        h.run();
+    }
+    let one = h.state().fit().unwrap();
+    assert_eq!(one.coefs.len(), 1);
+    assert_eq!(one.coefs[0].name, "depth1_ratio");
+}
+
+#[test]
+fn a_bad_energy_edit_shows_line_and_column_and_keeps_the_last_good_energies() {
+    let root = temp_root("energies");
+    std::fs::create_dir_all(root.join("assets")).unwrap();
+    std::fs::write(
+        root.join("assets/energies.toml"),
+        "[[energy]]\nname = \"mine\"\nvalue = \"2 * n\"\n",
+    )
+    .unwrap();
+    let mut h = harness(&root);
+    h.get_by_label("Energies").click();
+    h.run();
+    assert!(
+        h.query_by_label_contains("mine-").is_some(),
+        "the user energy is listed"
+    );
+    let editor = h.get_by_role(egui::Role::MultilineTextInput);
+    editor.click();
+    h.run();
+    h.get_by_role(egui::Role::MultilineTextInput)
+        .type_text("\n[[energy]]\nname = \"bad\"\nvalue = \"2 * nope\"\n");
+    h.run();
+    h.get_by_label("Save and use").click();
+    h.run();
+    let err = h.get_by_label_contains("assets/energies.toml:");
+    let text = format!("{:?}", err.accesskit_node());
+    assert!(
+        text.contains("assets/energies.toml:7:"),
+        "the error names line 7: {text}"
+    );
+    // Nothing was written, and the energies in use are the old ones.
+    let on_disk = std::fs::read_to_string(root.join("assets/energies.toml")).unwrap();
+    assert!(!on_disk.contains("bad"));
+    assert!(h.query_by_label_contains("mine-").is_some());
+}
+
+#[test]
+fn hint_undo_redo_and_the_solution_replay() {
+    let root = temp_root("assist");
+    let mut h = harness(&root);
+    generate_one(&mut h);
+    h.get_by_label("Play").click();
+    h.run();
+    let deal = h.state().current().unwrap().state().unwrap();
+    let Ok(Verdict::Solvable(path)) = solve(&deal) else {
+        panic!("the candidate is solvable");
+    };
+    // The hint names the first move of a solution from here (found in a
+    // thread of its own, so the test steps until it is shown).
+    h.get_by_label("Hint").click();
+    let name = format!("Hint: {}", deal.move_name(path[0]));
+    wait_for_label(&mut h, &name);
+    // A move, undone and redone.
+    let mv = path[0];
+    h.get_by_label(&cell_label(&deal, mv.from as usize)).click();
+    h.run();
+    h.get_by_label(&cell_label(&deal, mv.to as usize)).click();
+    h.run();
+    let after = deal.apply(mv).unwrap();
+    let stacks = |s: &boaf_core::State| format!("stacks left {}", s.stack_count());
+    assert!(h.query_by_label_contains(&stacks(&after)).is_some());
+    h.get_by_label("Undo").click();
+    h.run();
+    assert!(h.query_by_label_contains("Moves 1 · undos 1").is_some());
+    assert!(
+        h.query_by_label(&cell_label(&deal, mv.to as usize))
+            .is_some()
+    );
+    h.get_by_label("Redo").click();
+    h.run();
+    assert!(h.query_by_label_contains("Moves 2 · undos 1").is_some());
+    // With the notice on, a move into a dead end is called out.
+    h.get_by_label("Undo").click();
+    h.run();
+    h.get_by_role_and_label(
+        egui::Role::CheckBox,
+        "Tell me when it can no longer be solved",
+    )
+    .click();
+    h.run();
+    let dead = deal
+        .legal_moves()
+        .into_iter()
+        .find(|&m| matches!(solve(&deal.apply(m).unwrap()), Ok(Verdict::Unsolvable(_))))
+        .expect("this puzzle has a losing first move");
+    // Its answer comes from a thread: wait until it says solvable, then
+    // look (a fixed wait would pass while the solve is merely slow).
+    step_until(&mut h, Duration::from_secs(30), |app| {
+        app.position_solvable() == Some(true)
+    });
+    assert!(h.query_by_label_contains("no longer solvable").is_none());
+    h.get_by_label(&cell_label(&deal, dead.from as usize))
+        .click();
+    h.run();
+    h.get_by_label(&cell_label(&deal, dead.to as usize)).click();
+    wait_for_label(&mut h, "This position is no longer solvable.");
+    // The replay plays a solution out, a move at a time, and is not counted:
+    // from the deal, since this position has none.
+    h.get_by_label("Show solution").click();
+    wait_for_label(&mut h, "Solved by the solution replay.");
+    assert!(h.query_by_label_contains("Moves 3 · undos 2").is_some());
+}

@@ -1,0 +1,404 @@
+//! `boaf bench`: the benchmarks behind the README's figures, together in one
+//! place. Long by design and kept out of `cargo test`.
+
+use super::engine::{AnalysisRun, check_deals};
+use super::generator::{find_energy, load_energies};
+use super::input::{Bytes, bar, median, range_arg};
+use anyhow::{Context, Result, anyhow};
+use boaf_core::engine::analysis::{AnalysisOptions, Depth, analyze};
+use boaf_core::engine::estimate::{EstimateOptions, estimate_halfway, spearman};
+use boaf_core::engine::limits::{BENCH_CAP, Limits, WORKER_CAP};
+use boaf_core::engine::notation::to_compact;
+use boaf_core::engine::solver::solve;
+use boaf_core::engine::state::Grid;
+use boaf_core::generator::batch::{Batch, Event, Order};
+use boaf_core::generator::pipeline::Job;
+use boaf_core::generator::search::{SearchParams, paper_iterations, random_puzzle};
+use clap::{Args, Subcommand};
+use rand::SeedableRng;
+use std::process::ExitCode;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
+
+/// The benchmarks.
+#[derive(Subcommand)]
+pub enum BenchCommand {
+    /// Solvability of a range of deals, repeated; reports mean and median time per deal
+    Deals {
+        /// Deal numbers A..B
+        #[arg(long, default_value = "0..10000", allow_hyphen_values = true, value_parser = range_arg)]
+        range: (i64, i64),
+        /// Worker threads
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
+        /// Repetitions; the report gives the median run
+        #[arg(long, default_value_t = 3)]
+        runs: usize,
+    },
+    /// Exact per-depth analysis of each deal in a fresh process: time and peak memory
+    Analyze {
+        /// Deal numbers A..B
+        #[arg(long, default_value = "0..10", allow_hyphen_values = true, value_parser = range_arg)]
+        range: (i64, i64),
+        #[command(flatten)]
+        run: AnalysisRun,
+    },
+    /// The halfway estimator against the exact ratio on random solvable puzzles
+    Estimate(BenchEstimateArgs),
+    /// Wall time per generated puzzle by card count and step budget
+    Generate(BenchGenerateArgs),
+}
+
+/// Arguments of `boaf bench estimate`.
+#[derive(Args)]
+pub struct BenchEstimateArgs {
+    /// Card counts to test, e.g. 13..16 (both ends included)
+    #[arg(long, default_value = "13..16", value_parser = cards_arg)]
+    cards: (usize, usize),
+    /// Random solvable puzzles per card count
+    #[arg(long, default_value_t = 25)]
+    count: usize,
+    /// Walks per estimate
+    #[arg(long, default_value_t = EstimateOptions::default().samples)]
+    samples: usize,
+    /// Puzzles analysed at once
+    #[arg(long, default_value_t = 2)]
+    threads: usize,
+    /// Seed of the random puzzles
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Memory each exact analysis may use
+    #[arg(long, default_value_t = Bytes(BENCH_CAP))]
+    memory_cap: Bytes,
+}
+
+/// Arguments of `boaf bench generate`.
+#[derive(Args)]
+pub struct BenchGenerateArgs {
+    /// Card counts, comma-separated
+    #[arg(long, default_value = "4,6,8,10,12,14,16", value_delimiter = ',')]
+    cards: Vec<usize>,
+    /// Steps per puzzle: "paper" for the paper's budgets, or a number; comma-separated
+    #[arg(long, default_value = "paper,2500", value_delimiter = ',')]
+    iterations: Vec<String>,
+    /// Energy
+    #[arg(long, default_value = "E5")]
+    energy: String,
+    /// Workers; each makes one puzzle, so the wall time is the time per puzzle
+    #[arg(long, default_value_t = 2)]
+    workers: usize,
+    /// Batch seed
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Memory each worker's analyses may use
+    #[arg(long, default_value_t = Bytes(WORKER_CAP))]
+    memory_cap: Bytes,
+}
+
+fn cards_arg(s: &str) -> Result<(usize, usize), String> {
+    let bad = || format!("'{s}' is not a range of card counts like 13..16");
+    let (a, b) = s.split_once("..").ok_or_else(bad)?;
+    let (a, b): (usize, usize) = (
+        a.trim().parse().map_err(|_| bad())?,
+        b.trim_start_matches('=')
+            .trim()
+            .parse()
+            .map_err(|_| bad())?,
+    );
+    if a == 0 || a > b || b > 16 {
+        return Err(bad());
+    }
+    Ok((a, b))
+}
+
+/// Runs a benchmark.
+pub fn bench(cmd: BenchCommand) -> Result<ExitCode> {
+    match cmd {
+        BenchCommand::Estimate(args) => bench_estimate(args),
+        BenchCommand::Generate(args) => bench_generate(args),
+        BenchCommand::Deals {
+            range,
+            threads,
+            runs,
+        } => bench_deals(range, threads, runs),
+        BenchCommand::Analyze { range, run } => bench_analyze(range, run),
+    }
+}
+
+/// `bench deals`: the deals' check, `runs` times; the median run.
+fn bench_deals(range: (i64, i64), threads: usize, runs: usize) -> Result<ExitCode> {
+    let mut reports = Vec::new();
+    for run in 1..=runs.max(1) {
+        let r = check_deals(range, threads)?;
+        println!("run {run}: {}", r.summary());
+        reports.push(r);
+    }
+    reports.sort_by(|a, b| a.mean_ms.total_cmp(&b.mean_ms));
+    let mid = &reports[reports.len() / 2];
+    println!("median run: {}", mid.summary());
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `bench analyze`: each deal analysed by a fresh `boaf analyze` process, so
+/// that its peak memory is its own.
+fn bench_analyze(range: (i64, i64), run: AnalysisRun) -> Result<ExitCode> {
+    let AnalysisRun {
+        depth,
+        threads,
+        memory_cap,
+    } = run;
+    let exe = std::env::current_exe().context("finding the boaf binary")?;
+    println!("deal   seconds   peak RSS MB   states at deepest depth");
+    let mut times = Vec::new();
+    let mut failed = 0;
+    for n in range.0..range.1 {
+        let mut cmd = std::process::Command::new(&exe);
+        cmd.args([
+            "analyze",
+            "--json",
+            "--stats",
+            "--threads",
+            &threads.to_string(),
+        ]);
+        cmd.arg(format!("--deal={n}"));
+        cmd.arg(format!("--memory-cap={memory_cap}"));
+        if let Some(d) = depth {
+            cmd.arg(format!("--depth={d}"));
+        }
+        let out = cmd.output().context("running boaf analyze")?;
+        if !out.status.success() {
+            // One failed deal (say, over the memory cap) is reported, not fatal.
+            println!(
+                "{n:>4}   failed: {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            );
+            failed += 1;
+            continue;
+        }
+        let stats: serde_json::Value = serde_json::from_str(
+            String::from_utf8_lossy(&out.stderr)
+                .lines()
+                .last()
+                .unwrap_or(""),
+        )
+        .context("reading the analysis statistics")?;
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout)?;
+        let seconds = stats["seconds"].as_f64().unwrap_or(f64::NAN);
+        let rss = stats["peak_rss_bytes"].as_f64().unwrap_or(f64::NAN) / 1e6;
+        let deepest = report["depths"].as_array().and_then(|d| d.last()).cloned();
+        let states = deepest.map_or(String::new(), |d| {
+            format!("{} (depth {})", d["states"], d["depth"])
+        });
+        println!("{n:>4} {seconds:>9.3} {rss:>13.1}   {states}");
+        times.push(seconds);
+    }
+    times.sort_by(f64::total_cmp);
+    println!(
+        "median {:.3} s, mean {:.3} s, max {:.3} s over {} deals ({} thread(s)); {failed} failed",
+        median(&times),
+        times.iter().sum::<f64>() / times.len() as f64,
+        times.last().copied().unwrap_or(f64::NAN),
+        times.len(),
+        threads
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// One puzzle of the estimator benchmark.
+struct EstimateRow {
+    n: usize,
+    puzzle: String,
+    exact: f64,
+    estimate: f64,
+    exact_s: f64,
+    estimate_s: f64,
+}
+
+/// `bench estimate`: the halfway estimator against the exact ratio.
+fn bench_estimate(args: BenchEstimateArgs) -> Result<ExitCode> {
+    // The puzzles first, from one seeded stream: random cards in random
+    // cells, kept if solvable.
+    let mut rng = rand::rngs::Xoshiro256PlusPlus::seed_from_u64(args.seed);
+    let mut puzzles = Vec::new();
+    for n in args.cards.0..=args.cards.1 {
+        let mut made = 0;
+        while made < args.count {
+            let p = random_puzzle(n, Grid::SQUARE4, &mut rng);
+            if solve(&p)?.is_solvable() {
+                puzzles.push(p);
+                made += 1;
+            }
+        }
+    }
+    eprintln!(
+        "{} solvable random puzzles, n = {}..={}, {} walks an estimate, {} at once",
+        puzzles.len(),
+        args.cards.0,
+        args.cards.1,
+        args.samples,
+        args.threads
+    );
+    let pb = bar(puzzles.len() as u64, "exact and estimated");
+    let rows: Mutex<Vec<EstimateRow>> = Mutex::new(Vec::new());
+    let failures: Mutex<Vec<String>> = Mutex::new(Vec::new());
+    let next = AtomicUsize::new(0);
+    let limits = Limits::with_cap(args.memory_cap.0);
+    std::thread::scope(|s| {
+        for _ in 0..args.threads.max(1) {
+            s.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(p) = puzzles.get(i) else { break };
+                    let n = p.stack_count();
+                    let t = Instant::now();
+                    let opts = AnalysisOptions {
+                        depth: Depth::To(n / 2),
+                        limits: limits.clone(),
+                        ..AnalysisOptions::default()
+                    };
+                    let exact = match analyze(p, &opts) {
+                        Ok(a) => a.halfway_ratio().unwrap_or(0.0),
+                        Err(e) => {
+                            let msg = format!("{}: {e}", to_compact(p));
+                            failures.lock().unwrap().push(msg);
+                            pb.inc(1);
+                            continue;
+                        }
+                    };
+                    let exact_s = t.elapsed().as_secs_f64();
+                    let t = Instant::now();
+                    let est = estimate_halfway(
+                        p,
+                        &EstimateOptions {
+                            samples: args.samples,
+                            ..EstimateOptions::default()
+                        },
+                        &limits,
+                    );
+                    let estimate_s = t.elapsed().as_secs_f64();
+                    match est {
+                        Ok(e) => rows.lock().unwrap().push(EstimateRow {
+                            n,
+                            puzzle: to_compact(p),
+                            exact,
+                            estimate: e.ratio,
+                            exact_s,
+                            estimate_s,
+                        }),
+                        Err(e) => failures.lock().unwrap().push(format!("estimate: {e}")),
+                    }
+                    pb.inc(1);
+                }
+            });
+        }
+    });
+    pb.finish_and_clear();
+    let mut rows = rows.into_inner().unwrap();
+    rows.sort_by(|a, b| (a.n, &a.puzzle).cmp(&(b.n, &b.puzzle)));
+    println!(" n  puzzle                              exact     estimate  exact s  estimate s");
+    for r in &rows {
+        println!(
+            "{:>2}  {}  {:.6}  {:.6}  {:>7.3}  {:>10.4}",
+            r.n, r.puzzle, r.exact, r.estimate, r.exact_s, r.estimate_s
+        );
+    }
+    let summary = |label: String, sel: &[&EstimateRow]| {
+        if sel.len() < 2 {
+            return;
+        }
+        let x: Vec<f64> = sel.iter().map(|r| r.exact).collect();
+        let y: Vec<f64> = sel.iter().map(|r| r.estimate).collect();
+        let sorted = |f: &dyn Fn(&EstimateRow) -> f64| {
+            let mut v: Vec<f64> = sel.iter().map(|r| f(r)).collect();
+            v.sort_by(f64::total_cmp);
+            v
+        };
+        let rel = sorted(&|r| ((r.estimate - r.exact) / r.exact).abs());
+        let mean = sel.iter().map(|r| r.estimate / r.exact).sum::<f64>() / sel.len() as f64;
+        println!(
+            "{label}: {} puzzles, Spearman {:.4}, median relative error {:.3}, mean estimate/exact {:.3}; median time exact {:.3} s, estimate {:.4} s",
+            sel.len(),
+            spearman(&x, &y),
+            median(&rel),
+            mean,
+            median(&sorted(&|r| r.exact_s)),
+            median(&sorted(&|r| r.estimate_s)),
+        );
+    };
+    for n in args.cards.0..=args.cards.1 {
+        let sel: Vec<&EstimateRow> = rows.iter().filter(|r| r.n == n).collect();
+        summary(format!("n = {n}"), &sel);
+    }
+    let all: Vec<&EstimateRow> = rows.iter().collect();
+    summary(format!("all n = {}..={}", args.cards.0, args.cards.1), &all);
+    let failures = failures.into_inner().unwrap();
+    for f in &failures {
+        println!("failed: {f}");
+    }
+    Ok(if failures.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+/// `bench generate`: wall time per puzzle by card count and budget, through
+/// the same batch session as `boaf generate` (without a store).
+fn bench_generate(args: BenchGenerateArgs) -> Result<ExitCode> {
+    let loaded = load_energies(&[]);
+    let energy = find_energy(&loaded.book, &args.energy)?.clone();
+    println!(
+        "energy {}, {} workers, one puzzle each; wall time = time per puzzle",
+        energy.id(),
+        args.workers
+    );
+    println!(" n  steps  halfway    wall s  evaluations  mean energy");
+    let mut failed = false;
+    for budget in &args.iterations {
+        for &n in &args.cards {
+            let iterations = if budget == "paper" {
+                paper_iterations(n)
+            } else {
+                budget
+                    .parse()
+                    .map_err(|_| anyhow!("'{budget}' is not a step count or 'paper'"))?
+            };
+            let params = SearchParams {
+                iterations,
+                ..SearchParams::paper(n)
+            };
+            let job = Job {
+                n,
+                energy: energy.clone(),
+                seed: args.seed,
+                params: params.clone(),
+                indices: 0..args.workers.max(1),
+                memory_cap: args.memory_cap.0,
+            };
+            let mut cands = Vec::new();
+            let batch = Batch::start(job, args.workers, None, Order::Arrival, None);
+            let summary = batch.run(|e| match e {
+                Event::Candidate(c) => cands.push(c.clone()),
+                Event::Failed { index, message } => {
+                    println!("{n:>2}  puzzle {index} failed: {message}");
+                }
+                _ => {}
+            });
+            failed |= summary.failed > 0;
+            let evals: usize = cands.iter().map(|c| c.evaluations).sum();
+            let mean_e = cands.iter().map(|c| c.energy).sum::<f64>() / cands.len().max(1) as f64;
+            println!(
+                "{n:>2}  {iterations:>5}  {:<8} {:>8.2}  {:>11}  {mean_e:.6}",
+                params.halfway_mode.name(),
+                summary.seconds,
+                evals / cands.len().max(1),
+            );
+        }
+    }
+    Ok(if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}

@@ -1,0 +1,385 @@
+//! The engine's commands: `solve`, `deals`, `analyze` and `deal`.
+
+use super::input::{Bytes, StateInput, all_cores, bar, median, range_arg, read_state};
+use anyhow::{Context, Result};
+use boaf_core::engine::analysis::{AnalysisOptions, Depth, DepthCount, Progress};
+use boaf_core::engine::deal::deal;
+use boaf_core::engine::features::{Features, features};
+use boaf_core::engine::limits::{ANALYSIS_CAP, Limits};
+use boaf_core::engine::notation::{parse_state, to_compact, to_grid};
+use boaf_core::engine::solver::{Solver, Verdict};
+use boaf_core::engine::state::{Grid, Move, State};
+use boaf_core::format;
+use clap::Args;
+use serde::Serialize;
+use std::io::{BufRead, Write};
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+/// Arguments of `boaf solve`.
+#[derive(Args)]
+pub struct SolveArgs {
+    #[command(flatten)]
+    input: StateInput,
+    /// Solve one state per line of FILE ('-' for standard input) and print
+    /// STATE,1 (solvable) or STATE,0. A trailing ',label' on a line is ignored.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["state", "deal"])]
+    batch: Option<String>,
+    /// Print JSON
+    #[arg(long)]
+    json: bool,
+}
+
+/// Arguments of `boaf deals`.
+#[derive(Args)]
+pub struct DealsArgs {
+    /// Deal numbers A..B, A included and B excluded; negatives allowed (e.g. -5..5)
+    #[arg(allow_hyphen_values = true, value_parser = range_arg)]
+    range: (i64, i64),
+    /// Worker threads (default: every core)
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Print JSON
+    #[arg(long)]
+    json: bool,
+}
+
+/// Arguments of `boaf analyze`.
+#[derive(Args)]
+pub struct AnalyzeArgs {
+    #[command(flatten)]
+    input: StateInput,
+    #[command(flatten)]
+    run: AnalysisRun,
+    /// Print JSON
+    #[arg(long)]
+    json: bool,
+    /// Print time and peak memory as JSON on standard error (for benchmarks)
+    #[arg(long, hide = true)]
+    stats: bool,
+}
+
+/// How deep and with what resources an analysis runs (for `analyze` and its benchmark).
+#[derive(Args)]
+pub struct AnalysisRun {
+    /// Deepest depth to count (default: to one stack). The features' depths
+    /// (3 and the halfway depth) are always included.
+    #[arg(long)]
+    pub depth: Option<usize>,
+    /// Worker threads
+    #[arg(long, default_value_t = 1)]
+    pub threads: usize,
+    /// Memory the layers and tables may use, e.g. 512M or 4G
+    #[arg(long, default_value_t = Bytes(ANALYSIS_CAP))]
+    pub memory_cap: Bytes,
+}
+
+/// Move names along a path, each read off the state it is played in.
+fn move_names(state: &State, path: &[Move]) -> Vec<String> {
+    let mut s = state.clone();
+    path.iter()
+        .map(|&mv| {
+            let name = s.move_name(mv);
+            s = s.apply(mv).expect("solver paths are legal");
+            name
+        })
+        .collect()
+}
+
+#[derive(Serialize)]
+struct SolveReport {
+    state: String,
+    solvable: bool,
+    moves: Vec<String>,
+    class: Option<String>,
+}
+
+/// Runs `boaf solve`.
+pub fn solve(args: SolveArgs) -> Result<ExitCode> {
+    if let Some(file) = &args.batch {
+        return solve_batch(file, args.input.grid);
+    }
+    let state = read_state(&args.input)?;
+    let verdict = Solver::default().solve(&state)?;
+    let report = SolveReport {
+        state: to_compact(&state),
+        solvable: verdict.is_solvable(),
+        moves: match &verdict {
+            Verdict::Solvable(path) => move_names(&state, path),
+            Verdict::Unsolvable(_) => vec![],
+        },
+        class: match verdict {
+            Verdict::Unsolvable(Some(c)) => Some(c.to_string()),
+            _ => None,
+        },
+    };
+    if args.json {
+        println!("{}", serde_json::to_string(&report)?);
+    } else if report.solvable {
+        println!("solvable in {} moves", report.moves.len());
+        println!("{}", report.moves.join(" "));
+    } else {
+        match report.class {
+            Some(c) => println!("unsolvable: {c}"),
+            None => println!("unsolvable (by exhaustive search; no single class proves it)"),
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// One state per line; bad lines are reported with their line number and skipped.
+fn solve_batch(file: &str, grid: Option<Grid>) -> Result<ExitCode> {
+    let reader: Box<dyn BufRead> = if file == "-" {
+        Box::new(std::io::stdin().lock())
+    } else {
+        let f = std::fs::File::open(file).with_context(|| format!("opening {file}"))?;
+        Box::new(std::io::BufReader::new(f))
+    };
+    let total = if file == "-" {
+        0
+    } else {
+        std::fs::metadata(file).map_or(0, |m| m.len())
+    };
+    let pb = bar(total, "solving");
+    let mut solver = Solver::default();
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let mut bad = 0;
+    for (i, line) in reader.lines().enumerate() {
+        let line = line.with_context(|| format!("reading line {}", i + 1))?;
+        pb.inc(line.len() as u64 + 1);
+        // Untrimmed, so error columns count from the start of the line.
+        let text = line.split(',').next().unwrap_or("");
+        if text.trim().is_empty() || text.trim_start().starts_with('#') {
+            continue;
+        }
+        match parse_state(text, grid) {
+            Ok(state) => {
+                let solvable = solver.solve(&state)?.is_solvable();
+                writeln!(out, "{},{}", to_compact(&state), solvable as u8)?;
+            }
+            Err(e) => {
+                bad += 1;
+                pb.suspend(|| eprintln!("{file}:{}:{}: {}", i + 1, e.column, e.kind));
+            }
+        }
+    }
+    pb.finish_and_clear();
+    out.flush()?;
+    if bad > 0 {
+        eprintln!("boaf: {bad} line(s) could not be read");
+        return Ok(ExitCode::FAILURE);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Runs `boaf deals`.
+pub fn deals(args: DealsArgs) -> Result<ExitCode> {
+    let threads = args.threads.unwrap_or_else(all_cores);
+    let report = check_deals(args.range, threads)?;
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        writeln!(out, "{}", serde_json::to_string(&report)?)?;
+    } else {
+        for n in &report.unsolvable {
+            writeln!(out, "{n}")?;
+        }
+        writeln!(out, "{}", report.summary())?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The outcome of checking a range of deals.
+#[derive(Serialize)]
+pub struct DealsReport {
+    start: i64,
+    end: i64,
+    threads: usize,
+    solvable: usize,
+    unsolvable: Vec<i64>,
+    /// Mean time per deal, in milliseconds.
+    pub mean_ms: f64,
+    median_ms: f64,
+    wall_seconds: f64,
+}
+
+impl DealsReport {
+    /// The report's last line.
+    pub fn summary(&self) -> String {
+        format!(
+            "deals {}..{}: {} solvable, {} unsolvable; per deal mean {:.4} ms, median {:.4} ms; {} thread(s), {:.2} s wall",
+            self.start,
+            self.end,
+            self.solvable,
+            self.unsolvable.len(),
+            self.mean_ms,
+            self.median_ms,
+            self.threads,
+            self.wall_seconds
+        )
+    }
+}
+
+/// Solves every deal in the range on `threads` threads, timing each.
+pub fn check_deals((start, end): (i64, i64), threads: usize) -> Result<DealsReport> {
+    let threads = threads.max(1);
+    let count = (end - start) as usize;
+    let next = AtomicUsize::new(0);
+    let results = Mutex::new(Vec::with_capacity(count));
+    let pb = bar(count as u64, "deals");
+    let wall = Instant::now();
+    std::thread::scope(|s| -> Result<()> {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                s.spawn(|| -> Result<()> {
+                    let mut solver = Solver::new(Limits::default());
+                    let mut mine = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        if i >= count {
+                            break;
+                        }
+                        let n = start + i as i64;
+                        let t = Instant::now();
+                        let solvable = solver.solve(&deal(n as i32))?.is_solvable();
+                        mine.push((n, t.elapsed(), solvable));
+                        pb.inc(1);
+                    }
+                    results.lock().unwrap().extend(mine);
+                    Ok(())
+                })
+            })
+            .collect();
+        for w in workers {
+            w.join().expect("deal worker panicked")?;
+        }
+        Ok(())
+    })?;
+    pb.finish_and_clear();
+    let wall = wall.elapsed();
+    let results = results.into_inner().unwrap();
+    let mut unsolvable: Vec<i64> = results.iter().filter(|r| !r.2).map(|r| r.0).collect();
+    unsolvable.sort();
+    let mut times: Vec<f64> = results.iter().map(|r| r.1.as_secs_f64() * 1e3).collect();
+    times.sort_by(f64::total_cmp);
+    Ok(DealsReport {
+        start,
+        end,
+        threads,
+        solvable: count - unsolvable.len(),
+        unsolvable,
+        mean_ms: times.iter().sum::<f64>() / count as f64,
+        median_ms: median(&times),
+        wall_seconds: wall.as_secs_f64(),
+    })
+}
+
+#[derive(Serialize)]
+struct AnalyzeReport<'a> {
+    state: String,
+    depths: &'a [DepthCount],
+    halfway_ratio: Option<f64>,
+    features: &'a Features,
+}
+
+/// Runs `boaf analyze`.
+pub fn analyze(args: AnalyzeArgs) -> Result<ExitCode> {
+    let state = read_state(&args.input)?;
+    let started = Instant::now();
+    let stacks = state.stack_count();
+    let pb = Arc::new(bar(2 * stacks.saturating_sub(1) as u64 + 1, "layers"));
+    let hook = {
+        let pb = pb.clone();
+        Arc::new(move |p: Progress| {
+            pb.set_length(p.of as u64);
+            pb.set_position(p.done as u64);
+            pb.set_message(format!("layers ({} states in the last)", p.states));
+        })
+    };
+    let opts = AnalysisOptions {
+        depth: args.run.depth.map_or(Depth::Last, Depth::To),
+        threads: args.run.threads.max(1),
+        limits: Limits::with_cap(args.run.memory_cap.0),
+        progress: Some(hook),
+    };
+    let (features, analysis) = features(&state, &opts)?;
+    pb.finish_and_clear();
+    let seconds = started.elapsed().as_secs_f64();
+    if args.json {
+        let report = AnalyzeReport {
+            state: to_compact(&state),
+            depths: &analysis.depths,
+            halfway_ratio: analysis.halfway_ratio(),
+            features: &features,
+        };
+        println!("{}", serde_json::to_string(&report)?);
+    } else {
+        print_analysis(
+            &state,
+            &analysis.depths,
+            &features,
+            analysis.halfway_depth(),
+        );
+        println!(
+            "time {seconds:.3} s; peak layer and table memory {:.1} MB",
+            analysis.peak_bytes as f64 / 1e6
+        );
+    }
+    if args.stats {
+        eprintln!(
+            "{}",
+            serde_json::json!({
+                "seconds": seconds,
+                "peak_rss_bytes": peak_rss(),
+                "peak_table_bytes": analysis.peak_bytes,
+            })
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_analysis(state: &State, depths: &[DepthCount], f: &Features, halfway: usize) {
+    println!(
+        "{}  ({} stacks)\n{}\n",
+        to_compact(state),
+        state.stack_count(),
+        to_grid(state)
+    );
+    println!("depth       states     solvable   unsolvable    ratio  tension");
+    for d in depths {
+        println!(
+            "{:>5} {:>12} {:>12} {:>12}  {:.5}  {:>7}",
+            d.depth,
+            d.states,
+            d.solvable,
+            d.states - d.solvable,
+            d.ratio(),
+            format::fixed(d.tension, 4)
+        );
+    }
+    let number = |v| format::decimals(v, 6);
+    println!(
+        "\nhalfway ratio (depth {halfway}): {}",
+        number(f.halfway_ratio)
+    );
+    println!("midgame tension: {}\n\nfeatures", number(f.midgame_tension));
+    for name in Features::NAMES.iter() {
+        println!("  {name:<20} {}", number(f.value(name)));
+    }
+}
+
+/// Peak resident memory of this process (Linux), in bytes.
+fn peak_rss() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+/// Runs `boaf deal`.
+pub fn show_deal(number: i32) -> Result<ExitCode> {
+    let s = deal(number);
+    println!("{}\n{}", to_compact(&s), to_grid(&s));
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,397 @@
+//! The generator's commands: `generate` (a batch session into a store, with
+//! a progress bar per worker), `puzzles` (list a store) and `energies`.
+
+use super::input::{Bytes, all_cores, grid_arg};
+use anyhow::{Context, Result, anyhow, bail};
+use boaf_core::engine::features::Need;
+use boaf_core::engine::limits::WORKER_CAP;
+use boaf_core::engine::state::Grid;
+use boaf_core::folder::{Folder, LoadedEnergies};
+use boaf_core::format;
+use boaf_core::generator::batch::{Batch, Event, Order};
+use boaf_core::generator::energy::{Chain, EnergyBook, holds, parse_condition};
+use boaf_core::generator::pipeline::{Candidate, Job, shard};
+use boaf_core::generator::search::{HalfwayMode, SearchParams, paper_iterations};
+use boaf_core::generator::store::{PuzzleStore, read_store};
+use clap::Args;
+use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// More on `boaf generate`, for `--help`.
+pub const GENERATE_HELP: &str = "\
+Each puzzle is a hill descent with random uphill steps (seed 001): from n
+random cards in random cells, a step swaps an unused card in (--swap-in) or
+swaps a card's cell with another cell; a worse step is kept with probability
+--uphill. The best puzzle seen is kept, with its exact features.
+
+Puzzle i of a batch is searched from a seed made of --seed and i, so the same
+seed gives the same puzzles whatever --workers is, and --shard i/N splits a
+batch into parts whose outputs concatenate to the whole.
+
+Candidates are appended to --out as JSON lines in batch order, each synced to
+disk; puzzles isomorphic to one already in the file are dropped. Energies are
+E0-E5 (assets/energies.toml), those fitted in the app's Regression panel
+(assets/fitted-energies.toml), your own in energies/*.toml, and any defined
+in --energies files. A file with an error adds no energies; its error is
+shown and the others load.";
+
+/// Arguments of `boaf generate`.
+#[derive(Args)]
+pub struct GenerateArgs {
+    /// Cards per puzzle
+    #[arg(short, long)]
+    n: usize,
+    /// Puzzles in the batch
+    #[arg(long, default_value_t = 10)]
+    count: usize,
+    /// Energy to minimize, by name or id
+    #[arg(long, default_value = "E5")]
+    energy: String,
+    /// More energy files (TOML, as assets/energies.toml); later ones override
+    #[arg(long, value_name = "FILE")]
+    energies: Vec<PathBuf>,
+    /// Worker threads (default: every core)
+    #[arg(long)]
+    workers: Option<usize>,
+    /// Batch seed (default: from the clock, printed so the run can be repeated)
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Steps per puzzle (default: the paper's, 2500 below 10 cards, 800 for 10-12, 50 above)
+    #[arg(long)]
+    iterations: Option<usize>,
+    /// Probability that a step swaps an unused card in
+    #[arg(long, default_value_t = 0.3)]
+    swap_in: f64,
+    /// Probability of keeping a step that raises the energy
+    #[arg(long, default_value_t = 0.005)]
+    uphill: f64,
+    /// How the search knows the halfway ratio: exact (the analysis at every
+    /// step), estimate (sampling), or confirm (sampling, then the exact
+    /// analysis of the --confirm best). Default: exact up to 12 cards, confirm above
+    #[arg(long, value_parser = clap::value_parser!(HalfwayMode))]
+    halfway: Option<HalfwayMode>,
+    /// Walks per halfway estimate
+    #[arg(long, default_value_t = boaf_core::engine::estimate::EstimateOptions::default().samples)]
+    samples: usize,
+    /// With --halfway confirm: how many of the best puzzles by estimate are analysed exactly
+    #[arg(long, default_value_t = 3)]
+    confirm: usize,
+    /// Grid, written RxC
+    #[arg(long, default_value = "4x4", value_parser = grid_arg)]
+    grid: Grid,
+    /// Make only part i of N of the batch (i from 0), e.g. 2/8
+    #[arg(long, value_parser = shard_arg)]
+    shard: Option<(usize, usize)>,
+    /// Store file (default: puzzles/n<N>-<ENERGY>.jsonl)
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Memory each worker's analyses may use, e.g. 2G
+    #[arg(long, default_value_t = Bytes(WORKER_CAP))]
+    memory_cap: Bytes,
+}
+
+/// Arguments of `boaf puzzles`.
+#[derive(Args)]
+pub struct PuzzlesArgs {
+    /// A store file (JSON lines, as `generate` writes)
+    file: PathBuf,
+    /// Keep puzzles where this holds, e.g. "n >= 8 and halfway_ratio < 0.05"
+    #[arg(long = "where", value_name = "CONDITION")]
+    filter: Option<String>,
+    /// Keep puzzles made with this energy (name or id)
+    #[arg(long)]
+    energy: Option<String>,
+    /// Sort by "energy" or a feature name (ascending)
+    #[arg(long)]
+    sort: Option<String>,
+    /// Print the candidates as JSON lines instead of a table
+    #[arg(long)]
+    json: bool,
+}
+
+/// Arguments of `boaf energies`.
+#[derive(Args)]
+pub struct EnergiesArgs {
+    /// More energy files to load over the built-in ones
+    #[arg(long, value_name = "FILE")]
+    energies: Vec<PathBuf>,
+}
+
+fn shard_arg(s: &str) -> Result<(usize, usize), String> {
+    let bad = || format!("'{s}' is not a shard i/N with 0 <= i < N (e.g. 0/4)");
+    let (i, n) = s.split_once('/').ok_or_else(bad)?;
+    let (i, n): (usize, usize) = (
+        i.trim().parse().map_err(|_| bad())?,
+        n.trim().parse().map_err(|_| bad())?,
+    );
+    if n == 0 || i >= n {
+        return Err(bad());
+    }
+    Ok((i, n))
+}
+
+/// The working folder's energies and `extra` files, each problem shown as a
+/// warning on standard error (a file with an error adds nothing).
+pub fn load_energies(extra: &[PathBuf]) -> LoadedEnergies {
+    let loaded = Folder::new(".").load_energies(extra);
+    for p in &loaded.problems {
+        eprintln!("warning: {p} (the file's energies are not loaded)");
+    }
+    loaded
+}
+
+/// The energy named `name` (or with this id), or an error that lists the
+/// energies there are.
+pub fn find_energy<'a>(
+    book: &'a EnergyBook,
+    name: &str,
+) -> Result<&'a boaf_core::generator::energy::Energy> {
+    book.get(name).ok_or_else(|| {
+        let names: Vec<&str> = book.energies().iter().map(|e| e.name.as_str()).collect();
+        anyhow!("no energy named '{name}' (there are {})", names.join(", "))
+    })
+}
+
+fn clock_seed() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(1, |d| d.as_nanos() as u64)
+        % 1_000_000_000
+}
+
+/// Runs `boaf generate`.
+pub fn generate(args: GenerateArgs) -> Result<ExitCode> {
+    let loaded = load_energies(&args.energies);
+    let energy = find_energy(&loaded.book, &args.energy)?.clone();
+    let params = SearchParams {
+        iterations: args.iterations.unwrap_or_else(|| paper_iterations(args.n)),
+        swap_in: args.swap_in,
+        uphill: args.uphill,
+        rows: args.grid.rows(),
+        cols: args.grid.cols(),
+        halfway_mode: args
+            .halfway
+            .unwrap_or_else(|| HalfwayMode::for_cards(args.n)),
+        samples: args.samples.max(1),
+        confirm: args.confirm.max(1),
+    };
+    params.check(args.n).map_err(|m| anyhow!(m))?;
+    let seed = args.seed.unwrap_or_else(clock_seed);
+    let indices = match args.shard {
+        Some((i, of)) => shard(args.count, i, of),
+        None => 0..args.count,
+    };
+    let out = args
+        .out
+        .unwrap_or_else(|| Folder::new(".").store_file(args.n, &energy.name));
+    let (store, skipped) =
+        PuzzleStore::open(&out).with_context(|| format!("opening {}", out.display()))?;
+    for s in &skipped {
+        eprintln!("warning: {}: {s}", out.display());
+    }
+    let workers = args
+        .workers
+        .unwrap_or_else(all_cores)
+        .clamp(1, indices.len().max(1));
+    eprintln!(
+        "generating puzzles {}..{} of {} (n = {}, energy {}, seed {seed}, {} steps each, halfway {}, {workers} worker{}) into {}",
+        indices.start,
+        indices.end,
+        args.count,
+        args.n,
+        energy.id(),
+        params.iterations,
+        params.halfway_mode,
+        if workers == 1 { "" } else { "s" },
+        out.display()
+    );
+    let total = indices.len();
+    let job = Job {
+        n: args.n,
+        energy,
+        seed,
+        params,
+        indices,
+        memory_cap: args.memory_cap.0,
+    };
+    let batch = Batch::start(job, workers, Some(store), Order::Batch, None);
+
+    // Bars on a terminal: one per worker and one for the batch.
+    let terminal = std::io::stderr().is_terminal();
+    let multi = MultiProgress::new();
+    let style = ProgressStyle::with_template("{prefix} [{bar:25}] {pos}/{len} {msg}")
+        .expect("valid template")
+        .progress_chars("=> ");
+    let new_bar = |len: u64, prefix: String| {
+        let pb = if terminal {
+            multi.add(ProgressBar::new(len))
+        } else {
+            ProgressBar::hidden()
+        };
+        pb.set_style(style.clone());
+        pb.set_prefix(prefix);
+        pb
+    };
+    let bars: Vec<ProgressBar> = (0..workers)
+        .map(|w| new_bar(0, format!("worker {w}")))
+        .collect();
+    let done = new_bar(total as u64, "puzzles ".into());
+
+    let mut stdout = std::io::stdout().lock();
+    let mut write_error = None;
+    let summary = batch.run(|event| match event {
+        Event::Progress { worker, progress } => {
+            let pb = &bars[*worker];
+            pb.set_length(progress.of as u64);
+            pb.set_position(progress.iteration as u64);
+            pb.set_message(format!(
+                "puzzle {}: energy {:.6}, best {:.6}",
+                progress.index, progress.current, progress.best
+            ));
+        }
+        Event::Candidate(c) => {
+            done.inc(1);
+            if let Err(e) = multi.suspend(|| print_candidate(&mut stdout, c)) {
+                write_error.get_or_insert(e);
+            }
+        }
+        Event::Duplicate { .. } => done.inc(1),
+        Event::Unstored { candidate, message } => {
+            done.inc(1);
+            // Printed all the same, so the puzzle is not lost.
+            multi.suspend(|| {
+                eprintln!("puzzle {}: {message}", candidate.index);
+                let _ = print_candidate(&mut stdout, candidate);
+            });
+        }
+        Event::Failed { index, message } => {
+            done.inc(1);
+            multi.suspend(|| eprintln!("puzzle {index}: {message}"));
+        }
+        Event::Finished(_) => {
+            for pb in bars.iter().chain([&done]) {
+                pb.finish_and_clear();
+            }
+        }
+    });
+    if let Some(e) = write_error {
+        return Err(e.into());
+    }
+    eprintln!("{}", summary.text(|p| p.display().to_string()));
+    Ok(if summary.failed > 0 || summary.unstored > 0 {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+fn print_candidate(out: &mut impl Write, c: &Candidate) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "{:>5}  energy {:>12.6}  halfway {:>9}  {}",
+        c.index,
+        c.energy,
+        format::fixed(c.features.halfway_ratio, 6),
+        c.puzzle
+    )
+}
+
+/// Runs `boaf puzzles`.
+pub fn puzzles(args: PuzzlesArgs) -> Result<ExitCode> {
+    let (mut list, skipped) =
+        read_store(&args.file).with_context(|| format!("reading {}", args.file.display()))?;
+    for s in &skipped {
+        eprintln!("warning: {}: {s}", args.file.display());
+    }
+    let filter: Option<Vec<Chain>> = match &args.filter {
+        Some(text) => Some(parse_condition(text).map_err(|(at, m)| {
+            // Columns count characters, not bytes.
+            let column = text.get(..at).map_or(at, |s| s.chars().count());
+            anyhow!(
+                "bad --where: column {}: {m}\n  {text}\n  {}^",
+                column + 1,
+                " ".repeat(column)
+            )
+        })?),
+        None => None,
+    };
+    if let Some(key) = &args.sort
+        && !Candidate::is_key(key)
+    {
+        bail!(
+            "cannot sort by '{key}': use energy or a feature ({})",
+            boaf_core::engine::features::Features::NAMES.join(", ")
+        );
+    }
+    list.retain(|c| {
+        args.energy
+            .as_ref()
+            .is_none_or(|e| c.energy_name.eq_ignore_ascii_case(e) || c.energy_id == *e)
+            && filter
+                .as_ref()
+                .is_none_or(|f| holds(f, |name| c.features.value(name)))
+    });
+    if let Some(key) = &args.sort {
+        list.sort_by(|a, b| Candidate::compare_by(a, b, key, false));
+    }
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        for c in &list {
+            writeln!(out, "{}", serde_json::to_string(c)?)?;
+        }
+    } else {
+        writeln!(
+            out,
+            "{:>5}  {:>3}  {:<12} {:>12}  {:>9}  {:>8}  puzzle",
+            "index", "n", "energy id", "energy", "halfway", "depth1"
+        )?;
+        for c in &list {
+            writeln!(
+                out,
+                "{:>5}  {:>3}  {:<12} {:>12.6}  {:>9}  {:>8}  {}",
+                c.index,
+                c.n,
+                c.energy_id,
+                c.energy,
+                format::fixed(c.features.halfway_ratio, 6),
+                format::fixed(c.features.depth1_ratio, 6),
+                c.puzzle
+            )?;
+        }
+        writeln!(
+            out,
+            "{} puzzle{}",
+            list.len(),
+            if list.len() == 1 { "" } else { "s" }
+        )?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Runs `boaf energies`: each energy's id, cost and definition. Files that
+/// add nothing are reported and make the exit status 1.
+pub fn energies(args: EnergiesArgs) -> Result<ExitCode> {
+    let loaded = load_energies(&args.energies);
+    let mut out = std::io::stdout().lock();
+    for e in loaded.book.energies() {
+        let need = match e.need() {
+            Need::Cards => "cards only".to_string(),
+            Need::Shallow(d) => format!("solvability to depth {d}"),
+            Need::Halfway => "halfway analysis".to_string(),
+        };
+        writeln!(out, "{}  ({need})", e.id())?;
+        if !e.about.is_empty() {
+            writeln!(out, "  {}", e.about)?;
+        }
+        for line in e.definition() {
+            writeln!(out, "  {line}")?;
+        }
+    }
+    Ok(if loaded.problems.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}

@@ -1,0 +1,113 @@
+//! The command line: parsing with clap, then one file per command group —
+//! [`engine`] (`solve`, `deals`, `analyze`, `deal`), [`generator`]
+//! (`generate`, `puzzles`, `energies`), [`study`] (`regress`) and [`bench`]
+//! (every benchmark) — over what they share in [`input`]. The work itself is
+//! in `boaf-core`; with no command, `boaf` opens the app.
+
+mod bench;
+mod engine;
+mod generator;
+mod input;
+mod study;
+
+use anyhow::Result;
+use clap::{Parser, Subcommand};
+use input::STATE_HELP;
+use std::process::ExitCode;
+
+/// Design and check Birds of a Feather solitaire puzzles.
+#[derive(Parser)]
+#[command(name = "boaf", version, after_help = STATE_HELP)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Solve a state: solvable or not, a solution, and the class that proves unsolvability
+    #[command(after_help = STATE_HELP)]
+    Solve(engine::SolveArgs),
+    /// Check FreeCell-numbered deals A..B (B excluded) and list the unsolvable ones
+    Deals(engine::DealsArgs),
+    /// Count distinct and solvable states at every depth, with the ratios and all features
+    #[command(after_help = STATE_HELP)]
+    Analyze(engine::AnalyzeArgs),
+    /// Print a FreeCell-numbered deal in both notations
+    Deal {
+        /// The deal number (a 32-bit signed integer)
+        #[arg(allow_negative_numbers = true)]
+        number: i32,
+    },
+    /// Generate puzzles by hill descent over an energy, into a store file
+    #[command(after_help = generator::GENERATE_HELP)]
+    Generate(generator::GenerateArgs),
+    /// List, filter and sort the puzzles of a store file
+    Puzzles(generator::PuzzlesArgs),
+    /// List the energies (built-in and from files) with their ids and definitions
+    Energies(generator::EnergiesArgs),
+    /// Fit ratings on features: the Regression panel's table
+    #[command(after_help = study::REGRESS_HELP)]
+    Regress(study::RegressArgs),
+    /// Open the desktop app (what `boaf` does with no command)
+    App,
+    /// Measure the solver, the analysis, the estimator and the generator (figures for the README)
+    #[command(subcommand)]
+    Bench(bench::BenchCommand),
+}
+
+/// Opens the app, or explains why it cannot and points to the CLI.
+fn open_app() -> ExitCode {
+    const CLI: &str = "Everything also works from the command line; see `boaf --help`:
+  boaf generate -n 8 --count 5      generate puzzles into puzzles/
+  boaf puzzles puzzles/n8-E5.jsonl  list them
+  boaf analyze <PUZZLE>             per-depth counts and features
+  boaf regress ratings/example.csv  the regression table";
+    let has_display = ["DISPLAY", "WAYLAND_DISPLAY"]
+        .iter()
+        .any(|v| std::env::var_os(v).is_some_and(|s| !s.is_empty()));
+    if cfg!(target_os = "linux") && !has_display {
+        eprintln!(
+            "boaf: no display to open the app on (DISPLAY and WAYLAND_DISPLAY are unset).\n\
+             Run it on a desktop, or under a virtual display (xvfb-run cargo run --release).\n{CLI}"
+        );
+        return ExitCode::from(2);
+    }
+    match boaf_app::run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("boaf: could not open the app's window: {e}\n{CLI}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Runs the parsed command line.
+pub fn run(cli: Cli) -> Result<ExitCode> {
+    let Some(command) = cli.command else {
+        return Ok(open_app());
+    };
+    match command {
+        Command::App => Ok(open_app()),
+        Command::Solve(args) => engine::solve(args),
+        Command::Deals(args) => engine::deals(args),
+        Command::Analyze(args) => engine::analyze(args),
+        Command::Deal { number } => engine::show_deal(number),
+        Command::Generate(args) => generator::generate(args),
+        Command::Puzzles(args) => generator::puzzles(args),
+        Command::Energies(args) => generator::energies(args),
+        Command::Regress(args) => study::regress(args),
+        Command::Bench(cmd) => bench::bench(cmd),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn command_line_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+}

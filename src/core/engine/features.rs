@@ -1,0 +1,333 @@
+//! Puzzle features (seed 001, made exact in DESIGN.md), computed for any state.
+//!
+//! The card features (suits, ranks, rank clusters, flockability) are cheap.
+//! The solvability ratios and the midgame tension come from the exact
+//! state-space analysis down to the halfway depth.
+
+use crate::engine::analysis::{Analysis, AnalysisOptions, Depth, analyze};
+use crate::engine::board::{Layout, MoveList, bits};
+use crate::engine::limits::{Limits, SearchError};
+use crate::engine::solver::{Solver, classify};
+use crate::engine::state::State;
+use serde::{Deserialize, Serialize};
+use std::collections::HashSet;
+
+/// Every feature of a puzzle.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Features {
+    /// Cards (one-card stacks) in the puzzle.
+    pub n: usize,
+    /// Whether the puzzle can be solved.
+    pub solvable: bool,
+    /// Number of suits present.
+    pub suit_diversity: u32,
+    /// Number of ranks present.
+    pub rank_diversity: u32,
+    /// Count of the most frequent suit ÷ n.
+    pub dominant_suit_ratio: f64,
+    /// Connected components of the same-or-adjacent-rank graph.
+    pub rank_clusters: u32,
+    /// Flockability-graph edges ÷ n.
+    pub avg_flockability: f64,
+    /// Solvable ÷ distinct states after 1 move (`None` when n < 2).
+    pub depth1_ratio: Option<f64>,
+    /// The same after 2 moves (`None` when n < 3).
+    pub depth2_ratio: Option<f64>,
+    /// The same after 3 moves (`None` when n < 4).
+    pub depth3_ratio: Option<f64>,
+    /// The same at the halfway depth ⌊n/2⌋.
+    pub halfway_ratio: Option<f64>,
+    /// Mean Browne tension of the solvable states at the halfway depth
+    /// (`None` when there are none with moves).
+    pub midgame_tension: Option<f64>,
+}
+
+/// The features that are plain numbers of the cards, without any search.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CardFeatures {
+    /// Cards in the puzzle.
+    pub n: usize,
+    /// Number of suits present.
+    pub suit_diversity: u32,
+    /// Number of ranks present.
+    pub rank_diversity: u32,
+    /// Count of the most frequent suit ÷ n.
+    pub dominant_suit_ratio: f64,
+    /// Components of the same-or-adjacent-rank graph.
+    pub rank_clusters: u32,
+    /// Flockability-graph edges ÷ n.
+    pub avg_flockability: f64,
+}
+
+/// The card features of a state's tops.
+pub fn card_features(state: &State) -> CardFeatures {
+    let (lay, _) = Layout::new(state);
+    let cards = lay.cards();
+    let n = cards.len();
+    let mut suit_count = [0u32; 4];
+    let mut ranks = 0u16;
+    for c in cards {
+        suit_count[c.suit() as usize] += 1;
+        ranks |= 1 << c.rank();
+    }
+    let edges: u32 = lay.flock_masks()[..n]
+        .iter()
+        .map(|m| m.count_ones())
+        .sum::<u32>()
+        / 2;
+    let all = if n == 0 { 0 } else { u16::MAX >> (16 - n) };
+    let mut clusters = 0;
+    let mut left = all;
+    while left != 0 {
+        // Grow one component of the rank graph from its lowest card.
+        let mut comp = left & left.wrapping_neg();
+        loop {
+            let grown = bits(comp).fold(comp, |m, i| m | lay.rank_flock_masks()[i]);
+            if grown == comp {
+                break;
+            }
+            comp = grown;
+        }
+        left &= !comp;
+        clusters += 1;
+    }
+    let per_card = |x: f64| if n == 0 { 0.0 } else { x / n as f64 };
+    CardFeatures {
+        n,
+        suit_diversity: suit_count.iter().filter(|&&c| c > 0).count() as u32,
+        rank_diversity: ranks.count_ones(),
+        dominant_suit_ratio: per_card(*suit_count.iter().max().unwrap() as f64),
+        rank_clusters: clusters,
+        avg_flockability: per_card(edges as f64),
+    }
+}
+
+impl Features {
+    /// The names of the features [`Features::value`] knows.
+    pub const NAMES: [&'static str; 12] = [
+        "n",
+        "solvable",
+        "suit_diversity",
+        "rank_diversity",
+        "dominant_suit_ratio",
+        "rank_clusters",
+        "avg_flockability",
+        "depth1_ratio",
+        "depth2_ratio",
+        "depth3_ratio",
+        "halfway_ratio",
+        "midgame_tension",
+    ];
+
+    /// Combines the card features with an analysis that reaches [`Depth::Features`].
+    pub fn from_parts(cards: CardFeatures, analysis: &Analysis) -> Features {
+        Features {
+            n: cards.n,
+            solvable: analysis.depths.first().is_some_and(|d| d.solvable > 0),
+            suit_diversity: cards.suit_diversity,
+            rank_diversity: cards.rank_diversity,
+            dominant_suit_ratio: cards.dominant_suit_ratio,
+            rank_clusters: cards.rank_clusters,
+            avg_flockability: cards.avg_flockability,
+            depth1_ratio: analysis.ratio(1),
+            depth2_ratio: analysis.ratio(2),
+            depth3_ratio: analysis.ratio(3),
+            halfway_ratio: analysis.halfway_ratio(),
+            midgame_tension: analysis.midgame_tension(),
+        }
+    }
+
+    /// A feature's value by name (`midgame_tension` too); `None` for an unknown
+    /// name or a feature that does not exist for this puzzle.
+    pub fn value(&self, name: &str) -> Option<f64> {
+        Some(match name {
+            "n" => self.n as f64,
+            "solvable" => self.solvable as u8 as f64,
+            "suit_diversity" => self.suit_diversity as f64,
+            "rank_diversity" => self.rank_diversity as f64,
+            "dominant_suit_ratio" => self.dominant_suit_ratio,
+            "rank_clusters" => self.rank_clusters as f64,
+            "avg_flockability" => self.avg_flockability,
+            "depth1_ratio" => self.depth1_ratio?,
+            "depth2_ratio" => self.depth2_ratio?,
+            "depth3_ratio" => self.depth3_ratio?,
+            "halfway_ratio" => self.halfway_ratio?,
+            "midgame_tension" => self.midgame_tension?,
+            _ => return None,
+        })
+    }
+}
+
+/// The search needed to know a feature, cheapest first.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Need {
+    /// Only the cards (suits, ranks, clusters, flockability, n) and solvability.
+    Cards,
+    /// The solvability ratios down to this depth (1, 2 or 3).
+    Shallow(usize),
+    /// The exact state space down to the halfway depth.
+    Halfway,
+}
+
+impl Need {
+    /// What computing the feature `name` costs (`Cards` for an unknown name).
+    pub fn of(name: &str) -> Need {
+        match name {
+            "depth1_ratio" => Need::Shallow(1),
+            "depth2_ratio" => Need::Shallow(2),
+            "depth3_ratio" => Need::Shallow(3),
+            "halfway_ratio" | "midgame_tension" => Need::Halfway,
+            _ => Need::Cards,
+        }
+    }
+}
+
+/// Distinct and solvable states at each depth 0..=`depth`: breadth-first
+/// layers, each state settled by one solver that keeps what it learns. Exact,
+/// and much cheaper than [`analyze`] when the depth is small and the puzzle
+/// large (the analysis settles a layer through every layer below it).
+pub fn shallow_counts(
+    state: &State,
+    depth: usize,
+    limits: &Limits,
+) -> Result<Vec<(u64, u64)>, SearchError> {
+    let (lay, root) = Layout::new(state);
+    let mut solver = Solver::new(limits.clone());
+    let mut layer = vec![root];
+    let mut out = Vec::with_capacity(depth + 1);
+    let mut list = MoveList::default();
+    for d in 0..=depth.min(root.stacks().saturating_sub(1) as usize) {
+        let mut solvable = 0;
+        for b in &layer {
+            if classify(&lay, b).is_none() && solver.is_solvable(&lay, *b)? {
+                solvable += 1;
+            }
+        }
+        out.push((layer.len() as u64, solvable));
+        if d == depth {
+            break;
+        }
+        let mut seen = HashSet::new();
+        let mut next = Vec::new();
+        for b in &layer {
+            b.moves(&lay, &mut list);
+            for &mv in list.as_slice() {
+                let child = b.apply(mv);
+                if seen.insert(child.pack()) {
+                    next.push(child);
+                }
+            }
+        }
+        limits.check_cancel()?;
+        layer = next;
+    }
+    Ok(out)
+}
+
+/// The features that `need` covers: the card features and solvability
+/// always, the depth-1..d ratios for `Shallow(d)`, everything for `Halfway`.
+/// The others are `None`. This is what the generator computes while it
+/// searches, so that an energy pays only for the features it reads.
+pub fn features_for(
+    state: &State,
+    need: Need,
+    opts: &AnalysisOptions,
+) -> Result<Features, SearchError> {
+    if need == Need::Halfway {
+        // Only as deep as the features go: deeper layers would be counted
+        // exactly instead of pruned.
+        let shallowest = AnalysisOptions {
+            depth: Depth::Features,
+            ..opts.clone()
+        };
+        return Ok(features(state, &shallowest)?.0);
+    }
+    let cards = card_features(state);
+    let depth = match need {
+        Need::Shallow(d) => d.min(3),
+        _ => 0,
+    };
+    let counts = shallow_counts(state, depth, &opts.limits)?;
+    let ratio = |d: usize| {
+        (d <= depth)
+            .then(|| counts.get(d))
+            .flatten()
+            .map(|&(states, solvable)| {
+                // No moves at all: no states, and a ratio of 0, as in the analysis.
+                if states == 0 {
+                    0.0
+                } else {
+                    solvable as f64 / states as f64
+                }
+            })
+    };
+    Ok(Features {
+        n: cards.n,
+        solvable: counts[0].1 > 0,
+        suit_diversity: cards.suit_diversity,
+        rank_diversity: cards.rank_diversity,
+        dominant_suit_ratio: cards.dominant_suit_ratio,
+        rank_clusters: cards.rank_clusters,
+        avg_flockability: cards.avg_flockability,
+        depth1_ratio: ratio(1),
+        depth2_ratio: ratio(2),
+        depth3_ratio: ratio(3),
+        halfway_ratio: None,
+        midgame_tension: None,
+    })
+}
+
+/// Every feature of a state, with the analysis they came from: counted as
+/// deep as `opts` asks, and never shallower than the features need.
+pub fn features(
+    state: &State,
+    opts: &AnalysisOptions,
+) -> Result<(Features, Analysis), SearchError> {
+    let cards = card_features(state);
+    let analysis = analyze(
+        state,
+        &AnalysisOptions {
+            depth: opts.depth.and_features(state.stack_count()),
+            ..opts.clone()
+        },
+    )?;
+    Ok((Features::from_parts(cards, &analysis), analysis))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::notation::parse_state;
+
+    #[test]
+    fn seed_001_six_card_puzzle() {
+        // "The dominant suit ratio of this puzzle would be 5/6" and it "only has one rank cluster".
+        let s = parse_state("4D -- -- --\n-- 5D 2C 2D\n3D -- AD --\n-- -- -- --", None).unwrap();
+        let f = card_features(&s);
+        assert_eq!(f.n, 6);
+        assert_eq!(f.dominant_suit_ratio, 5.0 / 6.0);
+        assert_eq!(f.rank_clusters, 1);
+        assert_eq!(f.suit_diversity, 2);
+        assert_eq!(f.rank_diversity, 5); // A 2 3 4 5
+    }
+
+    #[test]
+    fn seed_001_seven_card_puzzle() {
+        // "This puzzle has 2 rank clusters and has a dominant suit ratio of 3/7."
+        let s = parse_state(
+            "-- -- KH -- / 2S -- JD QC / -- -- TS JS / -- -- 3C --",
+            None,
+        )
+        .unwrap();
+        let f = card_features(&s);
+        assert_eq!(f.rank_clusters, 2);
+        assert_eq!(f.dominant_suit_ratio, 3.0 / 7.0);
+        // Flockable pairs by hand: KH-QC, 2S-TS, 2S-JS, 2S-3C, JD-QC, JD-TS,
+        // JD-JS, QC-JS, QC-3C, TS-JS.
+        assert_eq!(f.avg_flockability, 10.0 / 7.0);
+        let (all, a) = features(&s, &AnalysisOptions::default()).unwrap();
+        assert!(all.solvable);
+        assert_eq!(all.halfway_ratio, a.ratio(3));
+        assert!(all.depth1_ratio.unwrap() > 0.0 && all.depth1_ratio.unwrap() <= 1.0);
+    }
+}

@@ -1,0 +1,22 @@
+//! The engine: the rules of Birds of a Feather and their exact science.
+//!
+//! [`card`] and [`state`] hold the rules; [`notation`] the research notation;
+//! [`deal`] the numbered deals; [`board`] the compact boards the searches run
+//! on; [`solver`] the exact solver; [`analysis`] the per-depth state-space
+//! counts (seed 001's Figure 2); [`features`] every puzzle feature;
+//! [`estimate`] the cheap halfway estimator; [`canon`] canonical forms under
+//! the game's symmetries; [`game`] a game a person plays; [`limits`] the
+//! memory cap and the cancel switch every long search obeys. No I/O here.
+
+pub mod analysis;
+pub mod board;
+pub mod canon;
+pub mod card;
+pub mod deal;
+pub mod estimate;
+pub mod features;
+pub mod game;
+pub mod limits;
+pub mod notation;
+pub mod solver;
+pub mod state;

@@ -1,0 +1,384 @@
+//! The exact solver: is a state solvable, and if so, by which moves?
+//!
+//! Depth-first search over [`Board`]s with
+//! - pruning by the unsolvable classes of seed 000 that are sound for every
+//!   state: stranded cards and separated flocks (both only get worse as stacks
+//!   merge, so a state that has one stays unsolvable);
+//! - move ordering by state flockability (Neller et al. 2019): bury the top
+//!   with the fewest flock neighbours, keeping the most flock edges alive;
+//! - restarts with a growing node budget and alternating orderings, which cut
+//!   the heavy tail of search times;
+//! - a transposition table of the boards already settled, keyed by the packed
+//!   board (boards of more than 12 stacks, the first few plies, are not stored).
+//!
+//! Lynchpin rules are not used: they are not needed for speed here, and the
+//! soundness of the general forms in seed 000 is not established.
+
+use crate::engine::board::{Board, Layout, LiveChildren, MoveList};
+use crate::engine::limits::{Limits, SearchError};
+use crate::engine::state::MAX_CELLS;
+use crate::engine::state::{Move, State};
+use serde::Serialize;
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// Why a state is unsolvable, when a single class proves it.
+#[derive(Copy, Clone, PartialEq, Eq, Debug, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum UnsolvableClass {
+    /// Some stacks share no row or column with the rest, now or ever.
+    StrandedCards,
+    /// Some tops flock with none of the others (an odd bird is a flock of one).
+    SeparatedFlock,
+}
+
+impl std::fmt::Display for UnsolvableClass {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            UnsolvableClass::StrandedCards => "stranded cards",
+            UnsolvableClass::SeparatedFlock => "separated flock",
+        })
+    }
+}
+
+/// The solver's answer.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum Verdict {
+    /// Solvable, with a solution path from the state to one stack.
+    Solvable(Vec<Move>),
+    /// Unsolvable; `Some(class)` when one of the classes proves it at the root,
+    /// `None` when only the exhaustive search does.
+    Unsolvable(Option<UnsolvableClass>),
+}
+
+impl Verdict {
+    /// Whether the state is solvable.
+    pub fn is_solvable(&self) -> bool {
+        matches!(self, Verdict::Solvable(_))
+    }
+}
+
+/// Why a search attempt stopped: out of budget (try again) or a real error.
+enum Stop {
+    Budget,
+    Error(SearchError),
+}
+
+impl From<SearchError> for Stop {
+    fn from(e: SearchError) -> Stop {
+        Stop::Error(e)
+    }
+}
+
+/// Node budget of the first attempt; each restart multiplies it by `BUDGET_GROWTH`.
+const FIRST_BUDGET: u64 = 32;
+const BUDGET_GROWTH: u64 = 2;
+/// Move orderings the restarts cycle through.
+const ORDERINGS: u8 = 3;
+
+/// Nodes between two looks at the cancel flag and the memory cap.
+const CHECK_EVERY: u64 = 4096;
+/// Bytes a table entry costs, counting the hash map's spare room.
+const ENTRY_BYTES: usize = 24;
+
+/// A fast hasher for packed keys, which are already well spread in their low bits.
+#[derive(Default, Clone, Copy)]
+struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(b as u64);
+        }
+    }
+    #[inline]
+    fn write_u64(&mut self, k: u64) {
+        // A multiplicative mix (Fibonacci hashing), folded so both halves matter.
+        let x = (self.0 ^ k).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        self.0 = x ^ (x >> 29);
+    }
+}
+
+/// A hash map keyed by packed boards.
+type KeyMap<V> = HashMap<u64, V, BuildHasherDefault<KeyHasher>>;
+
+/// A reusable solver; its table can serve many states of one layout.
+pub struct Solver {
+    /// Settled boards: true when solvable.
+    table: KeyMap<bool>,
+    limits: Limits,
+    nodes: u64,
+    frames: Vec<Frame>,
+    /// The move ordering of the current attempt.
+    ordering: u8,
+    /// The attempt stops when `nodes` reaches this.
+    budget_end: u64,
+}
+
+impl Default for Solver {
+    fn default() -> Self {
+        Solver::new(Limits::default())
+    }
+}
+
+/// The outcome class of a board by the cheap tests, if they settle it.
+pub fn classify(lay: &Layout, board: &Board) -> Option<UnsolvableClass> {
+    if board.stacks() <= 1 {
+        None
+    } else if board.is_stranded(lay) {
+        Some(UnsolvableClass::StrandedCards)
+    } else if board.has_separated_flock(lay) {
+        Some(UnsolvableClass::SeparatedFlock)
+    } else {
+        None
+    }
+}
+
+impl Solver {
+    /// A solver with these limits.
+    pub fn new(limits: Limits) -> Solver {
+        Solver {
+            table: KeyMap::default(),
+            limits,
+            nodes: 0,
+            frames: Vec::new(),
+            ordering: 0,
+            budget_end: u64::MAX,
+        }
+    }
+
+    /// Nodes expanded so far.
+    pub fn nodes(&self) -> u64 {
+        self.nodes
+    }
+
+    /// Bytes the table takes, roughly.
+    pub fn table_bytes(&self) -> usize {
+        self.table.capacity() * ENTRY_BYTES
+    }
+
+    /// Forgets every settled board (needed before a state of another layout).
+    pub fn clear(&mut self) {
+        self.table.clear();
+    }
+
+    /// Solves a state: a path to one stack, or the proof class of unsolvability.
+    pub fn solve(&mut self, state: &State) -> Result<Verdict, SearchError> {
+        self.clear();
+        let (lay, board) = Layout::new(state);
+        if let Some(class) = classify(&lay, &board) {
+            return Ok(Verdict::Unsolvable(Some(class)));
+        }
+        // Search times are heavy-tailed: a poor ordering can sink a solvable
+        // deal into a large dead subtree. Restarts with a growing node budget
+        // and another ordering cut that tail. Dead boards stay in the table
+        // between attempts (they are dead under any ordering), so an
+        // unsolvable state loses little to the restarts.
+        let mut path = Vec::with_capacity(board.stacks() as usize);
+        let mut budget = FIRST_BUDGET;
+        for attempt in 0u32.. {
+            self.ordering = (attempt % ORDERINGS as u32) as u8;
+            self.budget_end = self.nodes.saturating_add(budget);
+            budget = budget.saturating_mul(BUDGET_GROWTH);
+            path.clear();
+            match self.search(&lay, board, &mut path, 0) {
+                Ok(true) => return Ok(Verdict::Solvable(path)),
+                Ok(false) => return Ok(Verdict::Unsolvable(None)),
+                Err(Stop::Budget) => continue,
+                Err(Stop::Error(e)) => return Err(e),
+            }
+        }
+        unreachable!("the budget grows until the search ends")
+    }
+
+    /// Whether a board of `lay` is solvable, reusing everything this solver
+    /// has settled for the same layout.
+    pub fn is_solvable(&mut self, lay: &Layout, board: Board) -> Result<bool, SearchError> {
+        if classify(lay, &board).is_some() {
+            return Ok(false);
+        }
+        let mut path = Vec::new();
+        self.ordering = 0;
+        self.budget_end = u64::MAX;
+        match self.search(lay, board, &mut path, 0) {
+            Ok(found) => Ok(found),
+            Err(Stop::Error(e)) => Err(e),
+            Err(Stop::Budget) => unreachable!("no budget was set"),
+        }
+    }
+
+    /// Depth-first search from a board that passed the cheap tests. On success
+    /// `path` holds the moves from this board on. (A board stored as solvable
+    /// is only met again by later queries, which do not need the path.)
+    fn search(
+        &mut self,
+        lay: &Layout,
+        board: Board,
+        path: &mut Vec<Move>,
+        ply: usize,
+    ) -> Result<bool, Stop> {
+        if board.stacks() <= 1 {
+            return Ok(true);
+        }
+        let key = board.pack64();
+        if let Some(k) = key
+            && let Some(&known) = self.table.get(&k)
+        {
+            return Ok(known);
+        }
+        self.nodes += 1;
+        if self.nodes >= self.budget_end {
+            return Err(Stop::Budget);
+        }
+        if self.nodes.is_multiple_of(CHECK_EVERY) {
+            self.limits.check(self.table_bytes())?;
+        }
+        if self.frames.len() <= ply {
+            self.frames.push(Frame::default());
+        }
+        let mut frame = std::mem::take(&mut self.frames[ply]);
+        board.moves(lay, &mut frame.list);
+        // Children that pass the cheap tests, ordered by "state flockability"
+        // (Neller et al. 2019): keep as many flock edges among the tops as
+        // possible, i.e. bury the top with the fewest flock neighbours.
+        let mut live = LiveChildren::new(lay, &board);
+        let alive = live.alive();
+        frame.children.clear();
+        for &mv in frame.list.as_slice() {
+            if board.stacks() == 2 {
+                path.push(mv);
+                self.frames[ply] = frame;
+                self.remember(key, true);
+                return Ok(true);
+            }
+            if live.passes(lay, &board, mv) {
+                let buried = board.top(mv.to as usize).unwrap();
+                let child = board.apply(mv);
+                let score = match self.ordering {
+                    // Fewest flock neighbours buried first, ties in move order.
+                    0 => {
+                        256 * (MAX_CELLS as u32 - (lay.flock_masks()[buried] & alive).count_ones())
+                    }
+                    // The same, ties in reverse move order.
+                    1 => {
+                        256 * (MAX_CELLS as u32 - (lay.flock_masks()[buried] & alive).count_ones())
+                            + frame.children.len() as u32
+                    }
+                    // Most legal moves afterwards first.
+                    _ => child.mobility(lay),
+                };
+                frame.children.push((score, mv, child));
+            }
+        }
+        // Stable, so equal scores keep move order, as the orderings intend.
+        frame.children.sort_by_key(|c| std::cmp::Reverse(c.0));
+        let mut found = false;
+        for &(_, mv, child) in &frame.children {
+            path.push(mv);
+            match self.search(lay, child, path, ply + 1) {
+                Ok(true) => {
+                    found = true;
+                    break;
+                }
+                Ok(false) => {
+                    path.pop();
+                }
+                Err(e) => {
+                    self.frames[ply] = frame;
+                    return Err(e);
+                }
+            }
+        }
+        self.frames[ply] = frame;
+        self.remember(key, found);
+        Ok(found)
+    }
+
+    #[inline]
+    fn remember(&mut self, key: Option<u64>, solvable: bool) {
+        if let Some(k) = key {
+            self.table.insert(k, solvable);
+        }
+    }
+}
+
+/// Scratch space for one ply of the search, reused so the search does not allocate.
+#[derive(Default)]
+struct Frame {
+    list: MoveList,
+    children: Vec<(u32, Move, Board)>,
+}
+
+/// Solves one state with a fresh solver and no limits beyond the default memory cap.
+pub fn solve(state: &State) -> Result<Verdict, SearchError> {
+    Solver::default().solve(state)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::deal::deal;
+    use crate::engine::notation::parse_state;
+
+    #[test]
+    fn paper_example_solves_and_replays() {
+        for n in [0, 1, 2, 3] {
+            let s = deal(n);
+            let Verdict::Solvable(path) = solve(&s).unwrap() else {
+                panic!("deal {n}")
+            };
+            assert_eq!(path.len(), 15);
+            assert!(s.replay(&path).unwrap().is_solved());
+        }
+    }
+
+    #[test]
+    fn repeated_queries_agree_with_fresh_solves() {
+        // One solver answering every child of deal 0, then every grandchild,
+        // reusing its table, must agree with a fresh solve of each.
+        let root = deal(0);
+        let (lay, board) = crate::engine::board::Layout::new(&root);
+        let mut shared = Solver::default();
+        let mut list = MoveList::default();
+        board.moves(&lay, &mut list);
+        let mut seen = 0;
+        for &mv in list.as_slice() {
+            let child = board.apply(mv);
+            let mut grand = MoveList::default();
+            child.moves(&lay, &mut grand);
+            for b in std::iter::once(child).chain(grand.as_slice().iter().map(|&m| child.apply(m)))
+            {
+                let fresh = solve(&lay.to_state(&b)).unwrap().is_solvable();
+                assert_eq!(shared.is_solvable(&lay, b).unwrap(), fresh);
+                seen += fresh as usize;
+            }
+        }
+        assert!(seen > 0);
+    }
+
+    #[test]
+    fn unsolvable_deal_10() {
+        assert!(!solve(&deal(10)).unwrap().is_solvable());
+    }
+
+    #[test]
+    fn classes_are_reported() {
+        // 2S is alone in its row and column.
+        let s = parse_state("2S -- / -- 3S", None).unwrap();
+        assert_eq!(
+            solve(&s).unwrap(),
+            Verdict::Unsolvable(Some(UnsolvableClass::StrandedCards))
+        );
+        // AD flocks with neither 9C nor 5S... and 9C not with 5S.
+        let s = parse_state("AD 9C / 5S --", None).unwrap();
+        assert_eq!(
+            solve(&s).unwrap(),
+            Verdict::Unsolvable(Some(UnsolvableClass::SeparatedFlock))
+        );
+    }
+}

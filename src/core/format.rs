@@ -1,0 +1,63 @@
+//! Numbers as people read them, the same way in the app, on the command line
+//! and in the regression table. A number that is missing (a feature a puzzle
+//! does not have, a standard error with no degrees of freedom) shows as
+//! [`MISSING`] everywhere.
+
+/// How a missing number shows.
+pub const MISSING: &str = "—";
+
+/// A number for a label or a table cell: whole numbers as they are, tiny
+/// ones (below 0.001) in scientific notation, others with 4 decimals.
+pub fn number(v: Option<f64>) -> String {
+    decimals(v, 4)
+}
+
+/// As [`number`], with `digits` decimals for numbers that are neither whole
+/// nor tiny.
+pub fn decimals(v: Option<f64>, digits: usize) -> String {
+    match v.filter(|v| v.is_finite()) {
+        None => MISSING.into(),
+        Some(v) if v.fract() == 0.0 && v.abs() < 1e6 => format!("{v}"),
+        Some(v) if v != 0.0 && v.abs() < 0.001 => format!("{v:.2e}"),
+        Some(v) => format!("{v:.digits$}"),
+    }
+}
+
+/// A number with exactly `digits` decimals, so that a column lines up.
+pub fn fixed(v: Option<f64>, digits: usize) -> String {
+    v.filter(|v| v.is_finite())
+        .map_or_else(|| MISSING.into(), |v| format!("{v:.digits$}"))
+}
+
+/// A p-value: 4 decimals, or "< 0.0001" below that.
+pub fn p_value(p: Option<f64>) -> String {
+    match p {
+        Some(p) if p < 0.0001 => "< 0.0001".into(),
+        p => fixed(p, 4),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_mark_for_every_missing_number() {
+        for shown in [
+            number(None),
+            number(Some(f64::NAN)),
+            fixed(None, 3),
+            fixed(Some(f64::INFINITY), 3),
+            p_value(None),
+        ] {
+            assert_eq!(shown, MISSING);
+        }
+        assert_eq!(number(Some(3.0)), "3");
+        assert_eq!(number(Some(0.25)), "0.2500");
+        assert_eq!(number(Some(0.000034)), "3.40e-5");
+        assert_eq!(decimals(Some(0.0116462), 6), "0.011646");
+        assert_eq!(fixed(Some(2.0), 2), "2.00");
+        assert_eq!(p_value(Some(0.00001)), "< 0.0001");
+        assert_eq!(p_value(Some(0.5)), "0.5000");
+    }
+}

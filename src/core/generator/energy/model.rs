@@ -1,0 +1,413 @@
+//! The energy model: an energy is a value (a sum of terms, each a number
+//! times features) plus bonuses (conditions on features that add a constant
+//! when they hold), and a penalty for an unsolvable puzzle. Evaluating one,
+//! its canonical text, and its id.
+
+use crate::engine::features::{Features, Need};
+use std::fmt;
+
+/// The penalty of an unsolvable puzzle unless an energy sets its own.
+pub const DEFAULT_PENALTY: f64 = 1000.0;
+
+/// A product of features times a coefficient (no features: a constant).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Term {
+    /// The coefficient.
+    pub coef: f64,
+    /// Features multiplied together (by name).
+    pub features: Vec<String>,
+}
+
+/// One side of a comparison.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Operand {
+    /// A number.
+    Number(f64),
+    /// A feature by name.
+    Feature(String),
+}
+
+/// A comparison operator.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Cmp {
+    /// `<`
+    Lt,
+    /// `<=` or `≤`
+    Le,
+    /// `>`
+    Gt,
+    /// `>=` or `≥`
+    Ge,
+    /// `==`
+    Eq,
+    /// `!=`
+    Ne,
+}
+
+impl Cmp {
+    /// Whether `a op b` holds.
+    pub fn holds(self, a: f64, b: f64) -> bool {
+        match self {
+            Cmp::Lt => a < b,
+            Cmp::Le => a <= b,
+            Cmp::Gt => a > b,
+            Cmp::Ge => a >= b,
+            Cmp::Eq => a == b,
+            Cmp::Ne => a != b,
+        }
+    }
+
+    /// The operator as written in canonical form.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            Cmp::Lt => "<",
+            Cmp::Le => "<=",
+            Cmp::Gt => ">",
+            Cmp::Ge => ">=",
+            Cmp::Eq => "==",
+            Cmp::Ne => "!=",
+        }
+    }
+}
+
+/// A chain of comparisons such as `2 <= avg_flockability <= 4`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Chain {
+    /// The first operand.
+    pub first: Operand,
+    /// Each operator with the operand after it.
+    pub rest: Vec<(Cmp, Operand)>,
+}
+
+/// A constant added when every comparison holds.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Bonus {
+    /// Comparisons joined by `and`.
+    pub when: Vec<Chain>,
+    /// Added to the energy when they all hold (negative rewards).
+    pub add: f64,
+}
+
+/// One energy function.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Energy {
+    /// Its name, e.g. `E5`.
+    pub name: String,
+    /// A sentence on what it rewards.
+    pub about: String,
+    /// Summed for a solvable puzzle.
+    pub value: Vec<Term>,
+    /// Conditional constants.
+    pub bonuses: Vec<Bonus>,
+    /// The energy of an unsolvable puzzle.
+    pub penalty: f64,
+}
+
+fn fmt_number(x: f64) -> String {
+    // `{:?}` keeps a float's shortest round-trip form, so the text (and the
+    // id hashed from it) is stable.
+    format!("{x:?}")
+}
+
+impl fmt::Display for Operand {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Operand::Number(x) => f.write_str(&fmt_number(*x)),
+            Operand::Feature(name) => f.write_str(name),
+        }
+    }
+}
+
+impl fmt::Display for Chain {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.first)?;
+        for (cmp, operand) in &self.rest {
+            write!(f, " {} {operand}", cmp.symbol())?;
+        }
+        Ok(())
+    }
+}
+
+impl Energy {
+    /// The value expression in canonical form, e.g. `1000.0 * n * halfway_ratio`.
+    pub fn value_text(&self) -> String {
+        if self.value.is_empty() {
+            return "0.0".into();
+        }
+        let terms: Vec<String> = self
+            .value
+            .iter()
+            .map(|t| {
+                std::iter::once(fmt_number(t.coef))
+                    .chain(t.features.iter().cloned())
+                    .collect::<Vec<_>>()
+                    .join(" * ")
+            })
+            .collect();
+        terms.join(" + ")
+    }
+
+    /// Each bonus as `+5 if a < b and c > d`.
+    pub fn bonus_texts(&self) -> Vec<String> {
+        self.bonuses
+            .iter()
+            .map(|b| {
+                let when: Vec<String> = b.when.iter().map(|c| c.to_string()).collect();
+                format!("{:+} if {}", b.add, when.join(" and "))
+            })
+            .collect()
+    }
+
+    /// The definition as lines, for listings: the value, each bonus, and
+    /// the penalty, e.g. `value 1.0 * halfway_ratio`, `unsolvable 1000`.
+    pub fn definition(&self) -> Vec<String> {
+        std::iter::once(format!("value {}", self.value_text()))
+            .chain(self.bonus_texts())
+            .chain(std::iter::once(format!("unsolvable {}", self.penalty)))
+            .collect()
+    }
+
+    /// Everything that decides the energy's values, in one canonical line.
+    fn canonical(&self) -> String {
+        let mut s = format!(
+            "value {}; penalty {}",
+            self.value_text(),
+            fmt_number(self.penalty)
+        );
+        for b in &self.bonuses {
+            let when: Vec<String> = b.when.iter().map(Chain::to_string).collect();
+            s += &format!("; if {} add {}", when.join(" and "), fmt_number(b.add));
+        }
+        s
+    }
+
+    /// A stable id: the name and a hash of the definition, e.g. `E5-1f0c93a2`.
+    /// Two energies with the same id score every puzzle the same.
+    pub fn id(&self) -> String {
+        // FNV-1a: fixed by its definition, so ids never change between builds.
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for b in self.canonical().bytes() {
+            h ^= b as u64;
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+        format!("{}-{:08x}", self.name, (h >> 32) as u32 ^ h as u32)
+    }
+
+    /// The features the energy reads.
+    pub fn features(&self) -> Vec<&str> {
+        let mut names: Vec<&str> = Vec::new();
+        let mut add = |n| {
+            if !names.contains(&n) {
+                names.push(n);
+            }
+        };
+        for t in &self.value {
+            t.features.iter().for_each(|f| add(f.as_str()));
+        }
+        for b in &self.bonuses {
+            for c in &b.when {
+                for op in std::iter::once(&c.first).chain(c.rest.iter().map(|(_, o)| o)) {
+                    if let Operand::Feature(f) = op {
+                        add(f.as_str());
+                    }
+                }
+            }
+        }
+        names
+    }
+
+    /// What the energy reads: the deepest depth-d ratio, and whether the
+    /// halfway features and the midgame tension.
+    pub fn reads(&self) -> Reads {
+        let names = self.features();
+        Reads {
+            ratio_depth: names
+                .iter()
+                .filter_map(|n| match Need::of(n) {
+                    Need::Shallow(d) => Some(d),
+                    _ => None,
+                })
+                .max()
+                .unwrap_or(0),
+            halfway: names.iter().any(|n| Need::of(n) == Need::Halfway),
+            tension: names.contains(&"midgame_tension"),
+        }
+    }
+
+    /// The most expensive search any of its features needs (solvability is
+    /// always needed, for the penalty).
+    pub fn need(&self) -> Need {
+        self.features()
+            .iter()
+            .map(|f| Need::of(f))
+            .max()
+            .unwrap_or(Need::Cards)
+    }
+
+    /// The energy of a puzzle. A feature the puzzle does not have (the
+    /// depth-3 ratio of a 3-card puzzle, the tension of a puzzle with no
+    /// solvable midgame) counts as 0 in a term and makes a comparison false.
+    pub fn eval(&self, f: &Features) -> f64 {
+        self.eval_with(f.solvable, |name| f.value(name))
+    }
+
+    /// [`Energy::eval`] over any source of feature values (`None`: missing).
+    pub fn eval_with(&self, solvable: bool, value: impl Fn(&str) -> Option<f64>) -> f64 {
+        if !solvable {
+            return self.penalty;
+        }
+        let mut e: f64 = self
+            .value
+            .iter()
+            .map(|t| {
+                t.features
+                    .iter()
+                    .fold(t.coef, |acc, name| acc * value(name).unwrap_or(0.0))
+            })
+            .sum();
+        for b in &self.bonuses {
+            if holds(&b.when, &value) {
+                e += b.add;
+            }
+        }
+        e
+    }
+}
+
+/// Whether every chain of comparisons holds (a missing feature makes its
+/// comparisons false).
+pub fn holds(when: &[Chain], value: impl Fn(&str) -> Option<f64>) -> bool {
+    let operand = |o: &Operand| match o {
+        Operand::Number(x) => Some(*x),
+        Operand::Feature(name) => value(name),
+    };
+    when.iter().all(|c| {
+        let mut left = operand(&c.first);
+        c.rest.iter().all(|(cmp, o)| {
+            let right = operand(o);
+            let ok = matches!((left, right), (Some(a), Some(b)) if cmp.holds(a, b));
+            left = right;
+            ok
+        })
+    })
+}
+
+/// What an energy reads of a puzzle: scoring computes that and no more.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Reads {
+    /// The deepest depth-d ratio it reads (1 to 3), or 0 for none.
+    pub ratio_depth: usize,
+    /// Whether it reads the halfway ratio or the midgame tension.
+    pub halfway: bool,
+    /// Whether it reads the midgame tension.
+    pub tension: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::analysis::AnalysisOptions;
+    use crate::engine::features::features;
+    use crate::engine::notation::parse_state;
+    use crate::generator::energy::file::{EnergyBook, builtin};
+
+    fn feats(s: &str) -> Features {
+        features(&parse_state(s, None).unwrap(), &AnalysisOptions::default())
+            .unwrap()
+            .0
+    }
+
+    #[test]
+    fn seed_001_six_card_puzzle() {
+        // Five diamonds and 2C: 2 suits, ranks A–5 in one cluster; flock edges:
+        // the 10 diamond pairs, and 2C with 2D, AD, 3D: 13 ÷ 6.
+        let f = feats("4D -- -- --\n-- 5D 2C 2D\n3D -- AD --\n-- -- -- --");
+        assert!(f.solvable);
+        assert_eq!(f.avg_flockability, 13.0 / 6.0);
+        let book = builtin();
+        let e = |name: &str| book.get(name).unwrap().eval(&f);
+        assert_eq!(e("E0"), 0.0);
+        assert_eq!(e("E1"), -20.0); // 1 < 2 suits < 6, and 5 ranks
+        assert_eq!(e("E2"), 0.0); // dominant 5/6, one cluster
+        let d1 = f.depth1_ratio.unwrap();
+        assert_eq!(e("E3"), 6.0 * d1 - 5.0); // only the flockability bonus
+        let h = f.halfway_ratio.unwrap();
+        assert_eq!(e("E4"), 1000.0 * 6.0 * h - 10.0);
+        assert_eq!(e("E5"), h);
+    }
+
+    #[test]
+    fn seed_001_seven_card_puzzle() {
+        // 2 rank clusters, dominant suit ratio 3/7, 4 suits, 6 ranks,
+        // average flockability 10/7 (outside 2..4).
+        let f = feats("-- -- KH -- / 2S -- JD QC / -- -- TS JS / -- -- 3C --");
+        let book = builtin();
+        let e = |name: &str| book.get(name).unwrap().eval(&f);
+        assert_eq!(e("E1"), -20.0);
+        assert_eq!(e("E2"), -20.0);
+        assert_eq!(e("E3"), 7.0 * f.depth1_ratio.unwrap() - 5.0);
+        assert_eq!(e("E4"), 7000.0 * f.halfway_ratio.unwrap() - 10.0);
+    }
+
+    #[test]
+    fn unsolvable_scores_the_penalty() {
+        // Two cards that do not flock.
+        let f = feats("AS -- / -- 7D");
+        assert!(!f.solvable);
+        let book = EnergyBook::parse(
+            "penalty = 500\n[[energy]]\nname = \"A\"\nvalue = \"halfway_ratio\"\n\
+             [[energy]]\nname = \"B\"\npenalty = 7\n",
+            "t.toml",
+        )
+        .unwrap();
+        assert_eq!(book.get("A").unwrap().eval(&f), 500.0);
+        assert_eq!(book.get("B").unwrap().eval(&f), 7.0);
+        assert_eq!(builtin().get("E0").unwrap().eval(&f), 1000.0);
+    }
+
+    #[test]
+    fn expressions_evaluate_as_written() {
+        let text = r#"
+[[energy]]
+name = "mix"
+value = "2 * n - 0.5 * avg_flockability * n + 3 - depth3_ratio"
+bonus = [
+  { when = "n >= 4 and rank_clusters == 1", add = 1.5 },
+  { when = "0 < dominant_suit_ratio ≤ 0.5", add = -2 },
+  { when = "depth3_ratio > -1", add = 100 },
+]
+"#;
+        let book = EnergyBook::parse(text, "mix.toml").unwrap();
+        let e = book.get("mix").unwrap();
+        // A 2-card puzzle has no depth-3 ratio: 0 in the term, false in the condition.
+        let f = feats("AS 2S");
+        let want = 2.0 * 2.0 - 0.5 * f.avg_flockability * 2.0 + 3.0;
+        assert_eq!(f.avg_flockability, 0.5);
+        assert_eq!(e.eval(&f), want); // n < 4; dominant ratio 1
+        let f7 = feats("-- -- KH -- / 2S -- JD QC / -- -- TS JS / -- -- 3C --");
+        let want7 = 14.0 - 0.5 * (10.0 / 7.0) * 7.0 + 3.0 - f7.depth3_ratio.unwrap() - 2.0 + 100.0;
+        assert!((e.eval(&f7) - want7).abs() < 1e-12);
+    }
+
+    #[test]
+    fn ids_follow_the_definition_not_its_spelling() {
+        let a = EnergyBook::parse(
+            "[[energy]]\nname = \"X\"\nvalue = \"2*n\"\nbonus = [{ when = \"n<3\", add = -1 }]",
+            "a",
+        )
+        .unwrap();
+        let b = EnergyBook::parse(
+            "[[energy]]\nname = \"X\"\nabout = \"same\"\nvalue = \" 2 * n \"\nbonus = [{ when = \"n < 3\", add = -1.0 }]",
+            "b",
+        )
+        .unwrap();
+        let c = EnergyBook::parse(
+            "[[energy]]\nname = \"X\"\nvalue = \"2*n\"\nbonus = [{ when = \"n<=3\", add = -1 }]",
+            "c",
+        )
+        .unwrap();
+        let id = |book: &EnergyBook| book.get("X").unwrap().id();
+        assert_eq!(id(&a), id(&b));
+        assert_ne!(id(&a), id(&c));
+    }
+}

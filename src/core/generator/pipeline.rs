@@ -1,0 +1,417 @@
+//! The generator pipeline: worker threads run hill descents and talk to their
+//! client (a [`crate::generator::batch::Batch`]) only through one bounded
+//! crossbeam channel.
+//!
+//! A [`Job`] asks for puzzles `indices` of a batch. Puzzle i of a batch is
+//! searched from its own seed, derived from the batch seed and i, so the
+//! puzzles do not depend on how many workers share the batch or on which
+//! worker makes which, and a batch can be split into shards that simply
+//! concatenate.
+
+use crate::engine::analysis::{AnalysisOptions, Depth};
+use crate::engine::features::{Features, features};
+use crate::engine::limits::{Cancel, Limits, SearchError};
+use crate::engine::notation::{ParseError, ParseErrorKind, parse_state, to_compact};
+use crate::engine::state::{Grid, State};
+use crate::generator::energy::Energy;
+use crate::generator::search::{GenError, SearchParams, StepReport, hill_descent};
+use crossbeam_channel::{Receiver, SendTimeoutError, Sender, TrySendError, bounded};
+use serde::{Deserialize, Serialize};
+use std::cmp::Ordering;
+use std::ops::Range;
+use std::sync::Arc;
+use std::sync::atomic::{self, AtomicUsize};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// One batch (or a shard of one) to generate.
+#[derive(Clone, Debug)]
+pub struct Job {
+    /// Cards per puzzle.
+    pub n: usize,
+    /// What to minimize.
+    pub energy: Energy,
+    /// The batch seed.
+    pub seed: u64,
+    /// Search settings.
+    pub params: SearchParams,
+    /// Which puzzles of the batch to make (`0..count` for a whole batch).
+    pub indices: Range<usize>,
+    /// Memory each worker's analyses may use, in bytes.
+    pub memory_cap: usize,
+}
+
+/// A generated puzzle with everything needed to reproduce and judge it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Candidate {
+    /// The puzzle in compact notation.
+    pub puzzle: String,
+    /// Cards in it.
+    pub n: usize,
+    /// Grid rows.
+    pub rows: usize,
+    /// Grid columns.
+    pub cols: usize,
+    /// The energy's name.
+    pub energy_name: String,
+    /// The energy's id (name and definition hash).
+    pub energy_id: String,
+    /// The puzzle's energy, from its exact features.
+    pub energy: f64,
+    /// The energy the search saw (an estimate when it estimated the halfway ratio).
+    pub search_energy: f64,
+    /// Every feature, exact.
+    pub features: Features,
+    /// The batch seed.
+    pub seed: u64,
+    /// The puzzle's place in its batch (its own seed derives from both).
+    pub index: usize,
+    /// The search settings.
+    pub params: SearchParams,
+    /// The current energy after each step.
+    pub trace: Vec<f64>,
+    /// Energies computed during the search.
+    pub evaluations: usize,
+    /// Wall time of the search and the final features, in seconds.
+    pub seconds: f64,
+    /// When it was made (UTC, ISO 8601).
+    pub created: String,
+}
+
+impl Candidate {
+    /// The value a sort key names: `energy`, or a feature's name.
+    pub fn value(&self, key: &str) -> Option<f64> {
+        if key == "energy" {
+            Some(self.energy)
+        } else {
+            self.features.value(key)
+        }
+    }
+
+    /// The puzzle as a state on its own grid.
+    pub fn state(&self) -> Result<State, ParseError> {
+        let grid = Grid::new(self.rows, self.cols).map_err(|_| ParseError {
+            line: 1,
+            column: 1,
+            kind: ParseErrorKind::BadGrid,
+        })?;
+        parse_state(&self.puzzle, Some(grid))
+    }
+
+    /// Whether `key` names something [`Candidate::value`] knows.
+    pub fn is_key(key: &str) -> bool {
+        key == "energy" || Features::NAMES.contains(&key)
+    }
+
+    /// The order of two candidates by a key (see [`Candidate::value`]),
+    /// ascending or descending; those without the value come last either way.
+    pub fn compare_by(a: &Candidate, b: &Candidate, key: &str, descending: bool) -> Ordering {
+        match (a.value(key), b.value(key)) {
+            (Some(x), Some(y)) if descending => y.total_cmp(&x),
+            (Some(x), Some(y)) => x.total_cmp(&y),
+            (Some(_), None) => Ordering::Less,
+            (None, Some(_)) => Ordering::Greater,
+            (None, None) => Ordering::Equal,
+        }
+    }
+}
+
+/// What the workers tell the client.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Message {
+    /// A worker's search moved on (sent at most every 50 ms a worker, and
+    /// dropped rather than waited for when the channel is full).
+    Progress {
+        /// The worker, from 0.
+        worker: usize,
+        /// The puzzle's index in the batch.
+        index: usize,
+        /// Steps done.
+        iteration: usize,
+        /// Steps in all.
+        of: usize,
+        /// The current energy.
+        current: f64,
+        /// The best energy so far.
+        best: f64,
+    },
+    /// A finished puzzle.
+    Candidate(Box<Candidate>),
+    /// A puzzle failed (the memory cap, say); the others go on.
+    Error {
+        /// The puzzle's index in the batch.
+        index: usize,
+        /// What went wrong.
+        message: String,
+    },
+    /// Every worker has stopped: the last message of a job.
+    Finished {
+        /// Candidates sent.
+        made: usize,
+        /// Whether the job was cancelled.
+        cancelled: bool,
+    },
+}
+
+/// The seed of puzzle `index` of a batch (SplitMix64 of the two).
+pub fn puzzle_seed(batch: u64, index: usize) -> u64 {
+    let mut z = batch.wrapping_add((index as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// Puzzles `i`-th of `of` shards take of a batch of `count`: contiguous, so
+/// shard outputs concatenate in batch order.
+pub fn shard(count: usize, i: usize, of: usize) -> Range<usize> {
+    let of = of.max(1);
+    count * i / of..count * (i + 1) / of
+}
+
+/// Makes one puzzle: the search, then its exact features.
+pub fn make_candidate(
+    job: &Job,
+    index: usize,
+    limits: Limits,
+    report: impl FnMut(StepReport),
+) -> Result<Candidate, GenError> {
+    let started = Instant::now();
+    let found = hill_descent(
+        job.n,
+        &job.energy,
+        &job.params,
+        puzzle_seed(job.seed, index),
+        limits.clone(),
+        report,
+    )?;
+    let opts = AnalysisOptions {
+        depth: Depth::Features,
+        limits,
+        ..AnalysisOptions::default()
+    };
+    // The confirmation may have analysed the best puzzle already.
+    let features = match found.features {
+        Some(f) => f,
+        None => features(&found.best, &opts)?.0,
+    };
+    Ok(Candidate {
+        puzzle: to_compact(&found.best),
+        n: job.n,
+        rows: job.params.rows,
+        cols: job.params.cols,
+        energy_name: job.energy.name.clone(),
+        energy_id: job.energy.id(),
+        energy: job.energy.eval(&features),
+        search_energy: found.energy,
+        features,
+        seed: job.seed,
+        index,
+        params: job.params.clone(),
+        trace: found.trace,
+        evaluations: found.evaluations,
+        seconds: started.elapsed().as_secs_f64(),
+        created: utc_now(),
+    })
+}
+
+/// Called after each message is sent (the app passes `request_repaint`).
+pub type Wake = Arc<dyn Fn() + Send + Sync>;
+
+/// A running job: its workers, their messages and the cancel switch.
+pub struct Generator {
+    messages: Receiver<Message>,
+    cancel: Cancel,
+    workers: Vec<JoinHandle<()>>,
+}
+
+/// Messages the channel holds before workers wait (progress is dropped instead).
+const CHANNEL: usize = 256;
+/// Time between a worker's progress messages.
+const PROGRESS_EVERY: Duration = Duration::from_millis(50);
+
+impl Generator {
+    /// Starts `workers` threads on a job.
+    pub fn start(job: Job, workers: usize, wake: Option<Wake>) -> Generator {
+        let (tx, rx) = bounded(CHANNEL);
+        let cancel = Cancel::new();
+        let next = Arc::new(AtomicUsize::new(job.indices.start));
+        let running = Arc::new(AtomicUsize::new(workers.max(1)));
+        let made = Arc::new(AtomicUsize::new(0));
+        let job = Arc::new(job);
+        let handles = (0..workers.max(1))
+            .map(|worker| {
+                let ctx = Worker {
+                    worker,
+                    job: job.clone(),
+                    tx: tx.clone(),
+                    cancel: cancel.clone(),
+                    next: next.clone(),
+                    running: running.clone(),
+                    made: made.clone(),
+                    wake: wake.clone(),
+                };
+                std::thread::Builder::new()
+                    .name(format!("boaf-worker-{worker}"))
+                    .spawn(move || ctx.run())
+                    .expect("spawning a worker thread")
+            })
+            .collect();
+        Generator {
+            messages: rx,
+            cancel,
+            workers: handles,
+        }
+    }
+
+    /// The message channel. It ends with [`Message::Finished`].
+    pub fn messages(&self) -> &Receiver<Message> {
+        &self.messages
+    }
+
+    /// Asks every worker to stop; they stop within a fraction of a second,
+    /// mid-analysis too, and a `Finished { cancelled: true }` follows.
+    pub fn cancel(&self) {
+        self.cancel.cancel();
+    }
+
+    /// Whether cancel was asked for.
+    pub fn is_cancelled(&self) -> bool {
+        self.cancel.is_cancelled()
+    }
+
+    /// Waits for the workers to exit (after cancel, or once `Finished` arrived).
+    pub fn join(mut self) {
+        for h in self.workers.drain(..) {
+            let _ = h.join();
+        }
+    }
+}
+
+impl Drop for Generator {
+    fn drop(&mut self) {
+        // A client that goes away stops the work it started.
+        self.cancel();
+    }
+}
+
+/// One worker's share of the job.
+struct Worker {
+    worker: usize,
+    job: Arc<Job>,
+    tx: Sender<Message>,
+    cancel: Cancel,
+    next: Arc<AtomicUsize>,
+    running: Arc<AtomicUsize>,
+    made: Arc<AtomicUsize>,
+    wake: Option<Wake>,
+}
+
+impl Worker {
+    fn cancelled(&self) -> bool {
+        self.cancel.is_cancelled()
+    }
+
+    /// Sends a message that must arrive, waiting for room, unless cancelled
+    /// or the client is gone. Returns whether it was sent.
+    fn send(&self, mut msg: Message) -> bool {
+        loop {
+            match self.tx.send_timeout(msg, Duration::from_millis(20)) {
+                Ok(()) => {
+                    self.wake();
+                    return true;
+                }
+                Err(SendTimeoutError::Timeout(m)) if !self.cancelled() => msg = m,
+                Err(_) => return false,
+            }
+        }
+    }
+
+    fn wake(&self) {
+        if let Some(w) = &self.wake {
+            w();
+        }
+    }
+
+    fn run(self) {
+        let limits = Limits::with_cap(self.job.memory_cap).cancelled_by(&self.cancel);
+        while !self.cancelled() {
+            let index = self.next.fetch_add(1, atomic::Ordering::Relaxed);
+            if index >= self.job.indices.end {
+                break;
+            }
+            let mut last = Instant::now();
+            let of = self.job.params.iterations;
+            let report = |r: StepReport| {
+                if last.elapsed() >= PROGRESS_EVERY || r.iteration == of {
+                    last = Instant::now();
+                    let msg = Message::Progress {
+                        worker: self.worker,
+                        index,
+                        iteration: r.iteration,
+                        of,
+                        current: r.current,
+                        best: r.best,
+                    };
+                    match self.tx.try_send(msg) {
+                        Ok(()) => self.wake(),
+                        Err(TrySendError::Full(_) | TrySendError::Disconnected(_)) => {}
+                    }
+                }
+            };
+            let msg = match make_candidate(&self.job, index, limits.clone(), report) {
+                Ok(c) => {
+                    self.made.fetch_add(1, atomic::Ordering::Relaxed);
+                    Message::Candidate(Box::new(c))
+                }
+                Err(GenError::Search(SearchError::Cancelled)) => break,
+                Err(e) => Message::Error {
+                    index,
+                    message: e.to_string(),
+                },
+            };
+            if !self.send(msg) {
+                break;
+            }
+        }
+        // The last worker out says the job is over.
+        if self.running.fetch_sub(1, atomic::Ordering::AcqRel) == 1 {
+            let done = Message::Finished {
+                made: self.made.load(atomic::Ordering::Relaxed),
+                cancelled: self.cancelled(),
+            };
+            // Room is not waited for forever: a client that is gone never reads it.
+            let _ = self.tx.send_timeout(done, Duration::from_secs(1));
+            self.wake();
+        }
+    }
+}
+
+/// The current time as `YYYY-MM-DDTHH:MM:SSZ`.
+pub fn utc_now() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    utc_text(secs)
+}
+
+/// Seconds since 1970 as `YYYY-MM-DDTHH:MM:SSZ` (proleptic Gregorian, UTC).
+pub fn utc_text(secs: u64) -> String {
+    let days = (secs / 86_400) as i64;
+    let rem = secs % 86_400;
+    // Civil date from days since the epoch (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + (month <= 2) as i64;
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem / 60 % 60,
+        rem % 60
+    )
+}

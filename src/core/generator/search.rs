@@ -1,0 +1,527 @@
+//! Puzzle search: hill descent with random uphill steps over an energy (seed 001).
+//!
+//! Start from n random cards in random cells. Each step either swaps a random
+//! unused card in for a random puzzle card (probability `swap_in`), or swaps a
+//! random puzzle card's cell with another cell, empty or not. A step that does
+//! not raise the energy is kept; a worse one is kept with probability
+//! `uphill`, else undone. The best puzzle seen is the result; a solvable
+//! puzzle always beats an unsolvable one, and a budget that ends before any
+//! solvable puzzle was met (a few cards, a few steps) is extended until one is.
+//!
+//! The search is seeded: the same seed and parameters give the same puzzle
+//! and trace on any machine (the generator is `Xoshiro256PlusPlus`, a fixed
+//! algorithm).
+
+use crate::engine::analysis::{AnalysisOptions, Depth};
+use crate::engine::card::Card;
+use crate::engine::estimate::{EstimateOptions, estimate_halfway};
+use crate::engine::features::{Features, Need, features_for};
+use crate::engine::limits::{Limits, SearchError};
+use crate::engine::state::{Grid, MAX_CELLS, State};
+use crate::generator::energy::{Energy, Reads};
+use rand::rngs::Xoshiro256PlusPlus;
+use rand::{RngExt, SeedableRng};
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use thiserror::Error;
+
+/// Why a puzzle search did not finish.
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum GenError {
+    /// Bad parameters (n, grid or probabilities).
+    #[error("{0}")]
+    Invalid(String),
+    /// No solvable puzzle was met in this many steps.
+    #[error("no solvable puzzle met in {steps} steps")]
+    NoSolvable {
+        /// Steps taken.
+        steps: usize,
+    },
+    /// The scoring search was cancelled or hit the memory cap.
+    #[error(transparent)]
+    Search(#[from] SearchError),
+}
+
+/// The paper's iteration budget for n cards: 2500 below 10, 800 for 10–12, 50 above.
+pub fn paper_iterations(n: usize) -> usize {
+    match n {
+        0..=9 => 2500,
+        10..=12 => 800,
+        _ => 50,
+    }
+}
+
+/// The most steps a search may be asked for (its trace is kept in memory
+/// and stored with the puzzle).
+pub const MAX_ITERATIONS: usize = 10_000_000;
+
+/// The knobs of one search.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SearchParams {
+    /// Steps to take.
+    pub iterations: usize,
+    /// Probability that a step swaps an unused card in (else it swaps cells).
+    pub swap_in: f64,
+    /// Probability of keeping a step that raises the energy.
+    pub uphill: f64,
+    /// Rows of the grid.
+    pub rows: usize,
+    /// Columns of the grid.
+    pub cols: usize,
+    /// How the search knows the halfway ratio and midgame tension.
+    #[serde(default, rename = "halfway")]
+    pub halfway_mode: HalfwayMode,
+    /// Walks per estimate (see [`crate::engine::estimate`]).
+    #[serde(default = "default_samples")]
+    pub samples: usize,
+    /// With [`HalfwayMode::Confirm`]: how many of the best distinct puzzles
+    /// by estimate are analysed exactly at the end.
+    #[serde(default = "default_confirm")]
+    pub confirm: usize,
+}
+
+fn default_samples() -> usize {
+    EstimateOptions::default().samples
+}
+
+fn default_confirm() -> usize {
+    3
+}
+
+/// How the search gets the halfway ratio and the midgame tension.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HalfwayMode {
+    /// The exact analysis at every step.
+    #[default]
+    Exact,
+    /// The sampling estimate at every step; the result is scored by estimate.
+    Estimate,
+    /// The estimate at every step, then the exact analysis of the few best
+    /// puzzles, the best of which by exact energy is the result.
+    Confirm,
+}
+
+impl HalfwayMode {
+    /// Every mode, in the order the front ends list them.
+    pub const ALL: [HalfwayMode; 3] = [
+        HalfwayMode::Exact,
+        HalfwayMode::Estimate,
+        HalfwayMode::Confirm,
+    ];
+
+    /// The mode's name, as the command line and the stores spell it.
+    pub fn name(self) -> &'static str {
+        match self {
+            HalfwayMode::Exact => "exact",
+            HalfwayMode::Estimate => "estimate",
+            HalfwayMode::Confirm => "confirm",
+        }
+    }
+
+    /// The default for n cards: exact up to 12 cards, where it takes
+    /// milliseconds, and estimate-then-confirm above.
+    pub fn for_cards(n: usize) -> HalfwayMode {
+        if n <= 12 {
+            HalfwayMode::Exact
+        } else {
+            HalfwayMode::Confirm
+        }
+    }
+}
+
+impl std::fmt::Display for HalfwayMode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for HalfwayMode {
+    type Err = String;
+    fn from_str(s: &str) -> Result<HalfwayMode, String> {
+        HalfwayMode::ALL
+            .into_iter()
+            .find(|m| m.name().eq_ignore_ascii_case(s.trim()))
+            .ok_or_else(|| format!("'{s}' is not a halfway mode (exact, estimate or confirm)"))
+    }
+}
+
+impl SearchParams {
+    /// The paper's settings for n cards on a 4×4 grid.
+    pub fn paper(n: usize) -> SearchParams {
+        SearchParams {
+            iterations: paper_iterations(n),
+            swap_in: 0.3,
+            uphill: 0.005,
+            rows: 4,
+            cols: 4,
+            halfway_mode: HalfwayMode::for_cards(n),
+            samples: default_samples(),
+            confirm: default_confirm(),
+        }
+    }
+
+    /// Checks the parameters against n cards.
+    pub fn check(&self, n: usize) -> Result<Grid, String> {
+        let grid = Grid::new(self.rows, self.cols).map_err(|e| e.to_string())?;
+        if n == 0 || n > grid.cells() {
+            return Err(format!(
+                "n must be 1 to {} on a {}x{} grid, not {n}",
+                grid.cells(),
+                self.rows,
+                self.cols
+            ));
+        }
+        if self.iterations > MAX_ITERATIONS {
+            return Err(format!(
+                "at most {MAX_ITERATIONS} steps a puzzle, not {}",
+                self.iterations
+            ));
+        }
+        for (name, p) in [("swap-in", self.swap_in), ("uphill", self.uphill)] {
+            if !(0.0..=1.0).contains(&p) {
+                return Err(format!("the {name} probability must be in 0..1, not {p}"));
+            }
+        }
+        Ok(grid)
+    }
+}
+
+/// What a search found.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Found {
+    /// The best puzzle seen (the first of equal energy).
+    pub best: State,
+    /// Its energy.
+    pub energy: f64,
+    /// The energy of the current puzzle after each step (the start first).
+    /// Longer than the budget when the budget ended before any solvable
+    /// puzzle was met: the search then goes on until it meets one.
+    pub trace: Vec<f64>,
+    /// Energies computed (steps whose puzzle was not met before).
+    pub evaluations: usize,
+    /// The best puzzle's exact features, when the confirmation computed them all.
+    pub features: Option<Features>,
+}
+
+/// A report after each step: step number, current and best energy.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct StepReport {
+    /// Steps done.
+    pub iteration: usize,
+    /// The current puzzle's energy.
+    pub current: f64,
+    /// The best energy so far.
+    pub best: f64,
+}
+
+/// Scores puzzles by one energy, computing only the features it reads and
+/// remembering every puzzle it has scored (the search often comes back).
+pub struct Scorer<'a> {
+    energy: &'a Energy,
+    /// What the energy reads, which is all that is computed.
+    reads: Reads,
+    /// How the halfway features are known when the energy reads them.
+    mode: HalfwayMode,
+    estimate: EstimateOptions,
+    opts: AnalysisOptions,
+    memo: HashMap<[u8; MAX_CELLS], (f64, bool)>,
+}
+
+impl<'a> Scorer<'a> {
+    /// A scorer for `energy` under these limits (the analysis runs on one
+    /// thread); `mode` and `samples` say how the halfway features are known.
+    pub fn new(
+        energy: &'a Energy,
+        limits: Limits,
+        mode: HalfwayMode,
+        samples: usize,
+    ) -> Scorer<'a> {
+        let reads = energy.reads();
+        Scorer {
+            energy,
+            reads,
+            mode,
+            estimate: EstimateOptions {
+                samples,
+                tension: reads.tension,
+                ..EstimateOptions::default()
+            },
+            opts: AnalysisOptions {
+                depth: Depth::Features,
+                threads: 1,
+                limits,
+                progress: None,
+            },
+            memo: HashMap::new(),
+        }
+    }
+
+    /// Whether the energy reads the halfway ratio or the midgame tension.
+    pub fn reads_halfway(&self) -> bool {
+        self.reads.halfway
+    }
+
+    /// The features the energy needs of a puzzle (the halfway ones estimated
+    /// unless the mode is exact or `exact` is set).
+    pub fn features(&self, puzzle: &State, exact: bool) -> Result<Features, SearchError> {
+        let estimating = self.reads.halfway && !exact && self.mode != HalfwayMode::Exact;
+        if self.reads.halfway && !estimating {
+            return features_for(puzzle, Need::Halfway, &self.opts);
+        }
+        let need = if self.reads.ratio_depth > 0 {
+            Need::Shallow(self.reads.ratio_depth)
+        } else {
+            Need::Cards
+        };
+        let mut f = features_for(puzzle, need, &self.opts)?;
+        if estimating && f.solvable {
+            // An inconclusive estimate (no walk met a solvable state) is a
+            // small stand-in; the exact confirmation at the end settles the
+            // leaders. An exact analysis here would cost seconds a step.
+            let e = estimate_halfway(puzzle, &self.estimate, &self.opts.limits)?;
+            f.halfway_ratio = Some(e.ratio);
+            f.midgame_tension = if self.reads.tension { e.tension } else { None };
+        }
+        Ok(f)
+    }
+
+    /// The exact features the energy needs of a puzzle, and its exact energy.
+    pub fn exact(&self, puzzle: &State) -> Result<(Features, f64), SearchError> {
+        let f = self.features(puzzle, true)?;
+        let e = self.energy.eval(&f);
+        Ok((f, e))
+    }
+
+    /// The energy of a puzzle, whether it is solvable, and whether it was
+    /// computed now (not remembered).
+    pub fn score(&mut self, cells: &[u8; MAX_CELLS], grid: Grid) -> Result<Score, SearchError> {
+        if let Some(&(energy, solvable)) = self.memo.get(cells) {
+            return Ok(Score {
+                energy,
+                solvable,
+                fresh: false,
+            });
+        }
+        let f = self.features(&to_state(cells, grid), false)?;
+        let energy = self.energy.eval(&f);
+        self.memo.insert(*cells, (energy, f.solvable));
+        Ok(Score {
+            energy,
+            solvable: f.solvable,
+            fresh: true,
+        })
+    }
+}
+
+/// A puzzle's score.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct Score {
+    /// Its energy.
+    pub energy: f64,
+    /// Whether it is solvable.
+    pub solvable: bool,
+    /// Whether it was computed now rather than remembered.
+    pub fresh: bool,
+}
+
+impl Score {
+    /// Whether this beats `other` as the best puzzle: any solvable puzzle
+    /// beats an unsolvable one, then the lower energy wins.
+    fn beats(&self, other: &Score) -> bool {
+        self.key() < other.key()
+    }
+
+    /// The order of scores: solvable before unsolvable, then lower energy.
+    fn key(&self) -> (bool, f64) {
+        (!self.solvable, self.energy)
+    }
+}
+
+/// Empty cell in the search's cell array.
+const EMPTY: u8 = u8::MAX;
+
+fn to_state(cells: &[u8; MAX_CELLS], grid: Grid) -> State {
+    let tops: Vec<Option<Card>> = cells[..grid.cells()]
+        .iter()
+        .map(|&c| if c == EMPTY { None } else { Card::from_code(c) })
+        .collect();
+    State::new(grid, &tops).expect("the search keeps distinct cards in the grid")
+}
+
+/// Runs one hill descent for an n-card puzzle from `seed`. `report` hears
+/// about every step; cancelling through `limits` stops it with
+/// [`SearchError::Cancelled`].
+pub fn hill_descent(
+    n: usize,
+    energy: &Energy,
+    params: &SearchParams,
+    seed: u64,
+    limits: Limits,
+    mut report: impl FnMut(StepReport),
+) -> Result<Found, GenError> {
+    let grid = params.check(n).map_err(GenError::Invalid)?;
+    let cells_n = grid.cells();
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    let cancel = limits.cancel.clone();
+    let mut scorer = Scorer::new(energy, limits, params.halfway_mode, params.samples);
+    let confirming = params.halfway_mode == HalfwayMode::Confirm && scorer.reads_halfway();
+    // The best few distinct puzzles by estimate, for the exact confirmation.
+    let mut leaders: Vec<(f64, [u8; MAX_CELLS])> = Vec::new();
+    let keep = params.confirm.max(1);
+    let mut note = |score: Score, cells: &[u8; MAX_CELLS]| {
+        if confirming && score.solvable && !leaders.iter().any(|l| l.1 == *cells) {
+            leaders.push((score.energy, *cells));
+            // Stable: among equal energies the earlier puzzle stays ahead.
+            leaders.sort_by(|a, b| a.0.total_cmp(&b.0));
+            leaders.truncate(keep);
+        }
+    };
+
+    // A random start; `deck[n..]` are the unused cards.
+    let (mut cells, mut deck) = random_cells(n, cells_n, &mut rng);
+    let start = scorer.score(&cells, grid)?;
+    note(start, &cells);
+    let mut current = start.energy;
+    let mut current_score = start;
+    let mut evaluations = 1;
+    let (mut best, mut best_score) = (cells, start);
+    let mut trace = Vec::with_capacity(params.iterations.min(1 << 16) + 1);
+    trace.push(current);
+    // A budget that ends before any solvable puzzle was met (a few cards,
+    // few steps) is extended until one is; past this many steps the search
+    // gives up.
+    let most = params
+        .iterations
+        .saturating_add(params.iterations.max(100).saturating_mul(100));
+    let mut iteration = 0;
+    loop {
+        iteration += 1;
+        if iteration > params.iterations && (best_score.solvable || iteration > most) {
+            break;
+        }
+        cancel.check()?;
+        let before = cells;
+        let mut swapped_in = None;
+        if n < 52 && rng.random_bool(params.swap_in) {
+            // An unused card replaces a random puzzle card in its cell.
+            let u = rng.random_range(n..52);
+            let k = rng.random_range(0..n);
+            let cell = occupied_nth(&cells, k);
+            swapped_in = Some((u, cells[cell]));
+            cells[cell] = deck[u];
+        } else if cells_n > 1 {
+            // A random puzzle card trades places with another cell.
+            let k = rng.random_range(0..n);
+            let a = occupied_nth(&cells, k);
+            let mut b = rng.random_range(0..cells_n - 1);
+            if b >= a {
+                b += 1;
+            }
+            cells.swap(a, b);
+        }
+        let score = scorer.score(&cells, grid)?;
+        evaluations += score.fresh as usize;
+        if score.fresh {
+            note(score, &cells);
+        }
+        // Compared as the best is: solvable first, then energy. (E4 can
+        // score a solvable puzzle above the unsolvable penalty.)
+        if accepts(score.key(), current_score.key(), params.uphill, &mut rng) {
+            current = score.energy;
+            current_score = score;
+            if let Some((u, out)) = swapped_in {
+                deck[u] = out;
+            }
+            if score.beats(&best_score) {
+                best = cells;
+                best_score = score;
+            }
+        } else {
+            cells = before;
+        }
+        trace.push(current);
+        report(StepReport {
+            iteration,
+            current,
+            best: best_score.energy,
+        });
+    }
+    if !best_score.solvable {
+        return Err(GenError::NoSolvable {
+            steps: iteration - 1,
+        });
+    }
+    let mut best_energy = best_score.energy;
+    let mut features = None;
+    if confirming {
+        // The exact energy of each leader; the least wins (the earlier on ties).
+        let mut exact_best: Option<(f64, [u8; MAX_CELLS], Features)> = None;
+        for (_, cells) in &leaders {
+            let (f, e) = scorer.exact(&to_state(cells, grid))?;
+            if exact_best.as_ref().is_none_or(|b| e < b.0) {
+                exact_best = Some((e, *cells, f));
+            }
+        }
+        if let Some((e, cells, f)) = exact_best {
+            best = cells;
+            best_energy = e;
+            // Halfway features come from the full analysis: all of them.
+            features = Some(f);
+        }
+    }
+    Ok(Found {
+        best: to_state(&best, grid),
+        energy: best_energy,
+        trace,
+        evaluations,
+        features,
+    })
+}
+
+/// A random puzzle: n distinct cards in n distinct cells of the grid (the
+/// search's starting point, and the benchmarks' test puzzles).
+pub fn random_puzzle(n: usize, grid: Grid, rng: &mut impl rand::Rng) -> State {
+    let (cells, _) = random_cells(n, grid.cells(), rng);
+    to_state(&cells, grid)
+}
+
+/// n random cards in random cells, and the deck with the unused cards after the first n.
+fn random_cells(n: usize, cells_n: usize, rng: &mut impl rand::Rng) -> ([u8; MAX_CELLS], Vec<u8>) {
+    // Partial shuffles of the deck and of the cells.
+    let n = n.min(cells_n);
+    let mut deck: Vec<u8> = (0..52).collect();
+    for i in 0..n {
+        let j = rng.random_range(i..52);
+        deck.swap(i, j);
+    }
+    let mut places: Vec<usize> = (0..cells_n).collect();
+    for i in 0..n {
+        let j = rng.random_range(i..cells_n);
+        places.swap(i, j);
+    }
+    let mut cells = [EMPTY; MAX_CELLS];
+    for i in 0..n {
+        cells[places[i]] = deck[i];
+    }
+    (cells, deck)
+}
+
+/// The acceptance rule: a step to an equal or lower score is kept; a step
+/// up is kept with probability `uphill` (drawn only then). The search
+/// compares (unsolvable, energy) pairs, so any solvable puzzle is lower than
+/// any unsolvable one.
+pub fn accepts<K: PartialOrd>(new: K, current: K, uphill: f64, rng: &mut impl rand::Rng) -> bool {
+    new <= current || rng.random_bool(uphill)
+}
+
+/// The cell of the k-th occupied cell in row-major order.
+fn occupied_nth(cells: &[u8; MAX_CELLS], k: usize) -> usize {
+    cells
+        .iter()
+        .enumerate()
+        .filter(|&(_, &c)| c != EMPTY)
+        .nth(k)
+        .map(|(i, _)| i)
+        .expect("k is below the number of cards")
+}

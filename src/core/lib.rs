@@ -1,0 +1,23 @@
+//! boaf-core: everything boaf knows about Birds of a Feather puzzles, with no
+//! GUI. The app (`boaf-app`) and the command line (`boaf`) are thin front
+//! ends over it.
+//!
+//! - [`engine`]: the game and its exact science: cards, states, notation,
+//!   deals, compact boards, the solver, the per-depth analysis, canonical
+//!   forms, features, the halfway estimator and a played game. Pure: no I/O.
+//! - [`generator`]: energies, the hill descent, the worker pipeline, the
+//!   batch session that stores what the workers make, and the puzzle store.
+//! - [`study`]: the ratings store and the regression of ratings on features.
+//! - [`folder`]: the working folder's layout (`puzzles/`, `ratings/`,
+//!   `assets/`, `energies/`) and how energies load from it; [`durable`]:
+//!   writes that survive a crash; [`format`]: numbers as people read them.
+
+pub mod durable;
+pub mod engine;
+pub mod folder;
+pub mod format;
+pub mod generator;
+pub mod study;
+
+pub use engine::card::Card;
+pub use engine::state::{Grid, Move, State};

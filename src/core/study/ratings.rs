@@ -1,0 +1,537 @@
+//! The ratings store: `ratings/ratings.csv`, one row per rating of a puzzle.
+//!
+//! Columns (DESIGN.md): puzzle, grid, n, energy id, every feature, rating 0–10,
+//! notes, solved, moves, undos, seconds, rater, timestamp. Each row is
+//! written with one `write` and synced before [`RatingsStore::append`]
+//! returns, so a kill loses at most the row being written. A row cut short
+//! (the file does not end in a newline) is moved aside to `<file>.torn` before
+//! the next append, so it can never swallow the rows after it. Reading goes by
+//! column name, so files written before a column was added still read, and a
+//! torn last row is reported and skipped.
+
+use crate::durable::{FileError, append_synced, write_atomically};
+use crate::engine::features::Features;
+use std::fs::{File, OpenOptions};
+use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use thiserror::Error;
+
+/// The columns before the features.
+const LEAD: [&str; 4] = ["puzzle", "grid", "n", "energy_id"];
+/// The columns after the features.
+const TAIL: [&str; 8] = [
+    "rating",
+    "notes",
+    "solved",
+    "moves",
+    "undos",
+    "seconds",
+    "rater",
+    "timestamp",
+];
+
+/// The header of a ratings file written by this version, in order.
+pub fn header() -> Vec<String> {
+    let features = Features::NAMES.iter().filter(|&&f| f != "n");
+    LEAD.iter()
+        .chain(features)
+        .chain(TAIL.iter())
+        .map(|s| s.to_string())
+        .collect()
+}
+
+/// One rating of one puzzle.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Rating {
+    /// The puzzle in compact research notation.
+    pub puzzle: String,
+    /// The grid the puzzle is laid out on, as `RxC` (`4x4` for deals).
+    pub grid: String,
+    /// The id (name and hash) of the energy that produced the puzzle.
+    pub energy_id: String,
+    /// The puzzle's features.
+    pub features: Features,
+    /// The rating, 0 to 10.
+    pub rating: f64,
+    /// Free-text notes (any text; stored safe from spreadsheet formulas).
+    pub notes: String,
+    /// Whether the rater solved the puzzle before rating it.
+    pub solved: bool,
+    /// Moves made (undone moves included).
+    pub moves: u32,
+    /// Undos used.
+    pub undos: u32,
+    /// Seconds spent on the puzzle.
+    pub seconds: f64,
+    /// Who rated it.
+    pub rater: String,
+    /// When, as UTC `YYYY-MM-DDTHH:MM:SSZ`.
+    pub timestamp: String,
+}
+
+/// Why a rating could not be stored or a ratings file read.
+#[derive(Debug, Error)]
+pub enum RatingsError {
+    /// The rating is outside 0..=10 or not a number.
+    #[error("a rating must be a number from 0 to 10, not {0}")]
+    BadRating(f64),
+    /// The file's header lacks a column the store needs.
+    #[error("{path}: the header has no '{column}' column, so it is not a ratings file")]
+    MissingColumn {
+        /// The file.
+        path: String,
+        /// The column it lacks.
+        column: String,
+    },
+    /// The file could not be read or written.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: String,
+        /// The underlying error.
+        source: io::Error,
+    },
+    /// The header line itself is not CSV.
+    #[error("{path}: the header line is not valid CSV: {message}")]
+    BadHeader {
+        /// The file.
+        path: String,
+        /// What the CSV reader said.
+        message: String,
+    },
+}
+
+/// Characters that make a spreadsheet read a cell as a formula (OWASP's list).
+const FORMULA_START: [char; 6] = ['=', '+', '-', '@', '\t', '\r'];
+
+/// Makes a note safe to open in a spreadsheet: a note that starts (after any
+/// quotes) with a formula character gets one more leading `'`. Reversed
+/// exactly by [`unescape_note`], whatever the note.
+pub fn escape_note(note: &str) -> String {
+    let rest = note.trim_start_matches('\'');
+    if rest.starts_with(FORMULA_START) {
+        format!("'{note}")
+    } else {
+        note.to_string()
+    }
+}
+
+/// The note as it was typed, from its stored form.
+pub fn unescape_note(stored: &str) -> String {
+    let rest = stored.trim_start_matches('\'');
+    if stored.starts_with('\'') && rest.starts_with(FORMULA_START) {
+        stored[1..].to_string()
+    } else {
+        stored.to_string()
+    }
+}
+
+fn number(x: Option<f64>) -> String {
+    x.map_or_else(String::new, |v| v.to_string())
+}
+
+impl Rating {
+    /// The value of `column` in this version's layout (`None` for a column
+    /// this version does not write).
+    fn field(&self, column: &str) -> Option<String> {
+        Some(match column {
+            "puzzle" => self.puzzle.clone(),
+            "grid" => self.grid.clone(),
+            "n" => self.features.n.to_string(),
+            "energy_id" => self.energy_id.clone(),
+            "rating" => self.rating.to_string(),
+            "notes" => escape_note(&self.notes),
+            "solved" => self.solved.to_string(),
+            "moves" => self.moves.to_string(),
+            "undos" => self.undos.to_string(),
+            "seconds" => format!("{:.1}", self.seconds),
+            "rater" => self.rater.clone(),
+            "timestamp" => self.timestamp.clone(),
+            "solvable" => self.features.solvable.to_string(),
+            f if Features::NAMES.contains(&f) => number(self.features.value(f)),
+            _ => return None,
+        })
+    }
+}
+
+/// A ratings file open for appending.
+#[derive(Debug)]
+pub struct RatingsStore {
+    path: PathBuf,
+    columns: Vec<String>,
+    backup: Option<PathBuf>,
+}
+
+/// What [`RatingsStore::open`] had to repair: a torn last row moved aside.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Repair {
+    /// Where the torn bytes were saved.
+    pub saved_to: PathBuf,
+    /// How many bytes were moved.
+    pub bytes: usize,
+}
+
+impl From<FileError> for RatingsError {
+    fn from(e: FileError) -> RatingsError {
+        RatingsError::Io {
+            path: e.path.display().to_string(),
+            source: e.source,
+        }
+    }
+}
+
+fn io_err(path: &Path) -> impl FnOnce(io::Error) -> RatingsError + '_ {
+    move |source| RatingsError::Io {
+        path: path.display().to_string(),
+        source,
+    }
+}
+
+impl RatingsStore {
+    /// Opens (or creates, with its folder and header) a ratings file.
+    ///
+    /// A torn last row is moved to `<file>.torn`. A whole last row that only
+    /// lacks its newline gets one. A file with no rows (new, or its header
+    /// cut short) gets the full header. A file written before some columns
+    /// existed is rewritten with them (empty in its old rows) by writing a
+    /// copy and renaming it over the file, after saving the old one as
+    /// `<file>.bak` (or `.bak2`, …); one with rows that do not read is not
+    /// rewritten, and keeps its own layout.
+    pub fn open(path: &Path) -> Result<(RatingsStore, Option<Repair>), RatingsError> {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(io_err(path))?;
+        }
+        let mut bytes = match std::fs::read(path) {
+            Ok(b) => b,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Vec::new(),
+            Err(e) => return Err(io_err(path)(e)),
+        };
+        let name = path.display().to_string();
+        let table = if bytes.iter().all(u8::is_ascii_whitespace) {
+            RatingsTable::default()
+        } else {
+            parse_ratings(&bytes, &name)?
+        };
+        let ours = header();
+        if table.rows.is_empty() && table.skipped.is_empty() {
+            // No rows to keep: a new file, or a header cut short by a kill.
+            let cut_short = record(&ours).starts_with(bytes.trim_ascii_end());
+            let known = table.headers.iter().all(|h| ours.contains(h));
+            if !cut_short && !known && table.column("puzzle").is_none() {
+                return Err(RatingsError::MissingColumn {
+                    path: name,
+                    column: "puzzle".into(),
+                });
+            }
+            write_atomically(path, &record(&ours))?;
+            return Ok((RatingsStore::at(path, ours), None));
+        }
+        for needed in ["puzzle", "rating"] {
+            if table.column(needed).is_none() {
+                return Err(RatingsError::MissingColumn {
+                    path: name,
+                    column: needed.into(),
+                });
+            }
+        }
+        let mut file = OpenOptions::new()
+            .write(true)
+            .open(path)
+            .map_err(io_err(path))?;
+        let mut repair = None;
+        if let Some(start) = table.torn_at {
+            // Keep the torn bytes, then cut them off so the next row starts
+            // on a line of its own and outside any quote they opened.
+            let saved_to = PathBuf::from(format!("{name}.torn"));
+            let mut side = OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&saved_to)
+                .map_err(io_err(&saved_to))?;
+            side.write_all(&bytes[start..]).map_err(io_err(&saved_to))?;
+            side.write_all(b"\n").map_err(io_err(&saved_to))?;
+            side.sync_all().map_err(io_err(&saved_to))?;
+            file.set_len(start as u64).map_err(io_err(path))?;
+            file.sync_all().map_err(io_err(path))?;
+            repair = Some(Repair {
+                saved_to,
+                bytes: bytes.len() - start,
+            });
+            bytes.truncate(start);
+        }
+        if !bytes.is_empty() && !bytes.ends_with(b"\n") {
+            // Whole, but edited without a final newline: end the line.
+            file.seek(SeekFrom::End(0)).map_err(io_err(path))?;
+            file.write_all(b"\n").map_err(io_err(path))?;
+            file.sync_all().map_err(io_err(path))?;
+        }
+        let missing = ours.iter().any(|c| table.column(c).is_none());
+        let mut store = RatingsStore::at(path, table.headers.clone());
+        // Rows that did not read would not survive a rewrite: keep the layout then.
+        let unread = table.skipped.len() - usize::from(table.torn_at.is_some());
+        if missing && unread == 0 {
+            let (columns, backup) = migrate(path, &table)?;
+            store.columns = columns;
+            store.backup = Some(backup);
+        }
+        Ok((store, repair))
+    }
+
+    fn at(path: &Path, columns: Vec<String>) -> RatingsStore {
+        RatingsStore {
+            path: path.to_path_buf(),
+            columns,
+            backup: None,
+        }
+    }
+
+    /// Where the file was saved before [`RatingsStore::open`] added columns to it.
+    pub fn backup(&self) -> Option<&Path> {
+        self.backup.as_deref()
+    }
+
+    /// A rating as one CSV row (with its newline) in this file's layout.
+    pub fn row_bytes(&self, rating: &Rating) -> Result<Vec<u8>, RatingsError> {
+        if !(0.0..=10.0).contains(&rating.rating) {
+            return Err(RatingsError::BadRating(rating.rating));
+        }
+        let fields: Vec<String> = self
+            .columns
+            .iter()
+            .map(|c| rating.field(c).unwrap_or_default())
+            .collect();
+        Ok(record(&fields))
+    }
+
+    /// The file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Appends one rating as one row and syncs it to disk.
+    pub fn append(&mut self, rating: &Rating) -> Result<(), RatingsError> {
+        let line = self.row_bytes(rating)?;
+        let mut file = OpenOptions::new()
+            .append(true)
+            .open(&self.path)
+            .map_err(io_err(&self.path))?;
+        // One write: a kill leaves the row whole or torn, never interleaved.
+        append_synced(&mut file, &line).map_err(io_err(&self.path))
+    }
+}
+
+/// Rewrites a ratings file with every column of [`header`] (its own first,
+/// `timestamp` last), after copying it to a backup no earlier one is
+/// overwritten by. Returns the new columns and the backup.
+fn migrate(path: &Path, table: &RatingsTable) -> Result<(Vec<String>, PathBuf), RatingsError> {
+    let backup = (1..)
+        .map(|i| match i {
+            1 => PathBuf::from(format!("{}.bak", path.display())),
+            i => PathBuf::from(format!("{}.bak{i}", path.display())),
+        })
+        .find(|p| !p.exists())
+        .expect("some backup name is free");
+    std::fs::copy(path, &backup).map_err(io_err(&backup))?;
+    // The timestamp stays last: it is how a row cut short is recognized.
+    let mut columns: Vec<String> = table
+        .headers
+        .iter()
+        .chain(header().iter().filter(|c| table.column(c).is_none()))
+        .filter(|c| *c != "timestamp")
+        .cloned()
+        .collect();
+    columns.push("timestamp".into());
+    let mut out = record(&columns);
+    for row in 0..table.rows.len() {
+        let fields: Vec<String> = columns
+            .iter()
+            .map(|c| table.text(row, c).unwrap_or_default().to_string())
+            .collect();
+        out.extend(record(&fields));
+    }
+    write_atomically(path, &out)?;
+    Ok((columns, backup))
+}
+
+/// One CSV record with its newline.
+fn record(fields: &[String]) -> Vec<u8> {
+    let mut w = csv::WriterBuilder::new()
+        .terminator(csv::Terminator::Any(b'\n'))
+        .from_writer(Vec::new());
+    // Writing to a Vec cannot fail.
+    w.write_record(fields).expect("CSV into memory");
+    w.into_inner().expect("CSV into memory")
+}
+
+/// A row of a ratings file that was skipped.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SkippedRow {
+    /// The 1-based line the row starts on.
+    pub line: u64,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl std::fmt::Display for SkippedRow {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "line {}: skipped: {}", self.line, self.message)
+    }
+}
+
+/// A ratings file read by column name.
+#[derive(Clone, Debug, Default)]
+pub struct RatingsTable {
+    /// The column names, in the file's order.
+    pub headers: Vec<String>,
+    /// The rows that read whole, each with one value per column.
+    pub rows: Vec<Vec<String>>,
+    /// The rows that did not, with why.
+    pub skipped: Vec<SkippedRow>,
+    /// Where a torn last row starts, if the file does not end in a newline.
+    pub torn_at: Option<usize>,
+}
+
+impl RatingsTable {
+    /// The index of a column.
+    pub fn column(&self, name: &str) -> Option<usize> {
+        self.headers.iter().position(|h| h == name)
+    }
+
+    /// A row's text in a column (`None` if the file has no such column).
+    pub fn text(&self, row: usize, name: &str) -> Option<&str> {
+        let c = self.column(name)?;
+        self.rows.get(row)?.get(c).map(String::as_str)
+    }
+
+    /// A row's number in a column: `None` when the column is missing, empty
+    /// or not a finite number. `true`/`false` read as 1 and 0.
+    pub fn number(&self, row: usize, name: &str) -> Option<f64> {
+        match self.text(row, name)?.trim() {
+            "true" => Some(1.0),
+            "false" => Some(0.0),
+            t => t.parse::<f64>().ok().filter(|v| v.is_finite()),
+        }
+    }
+
+    /// A row's notes as they were typed.
+    pub fn notes(&self, row: usize) -> Option<String> {
+        self.text(row, "notes").map(unescape_note)
+    }
+}
+
+/// Reads a ratings file's bytes. Rows with the wrong number of fields or bad
+/// UTF-8 are skipped and listed; a last row with no newline is torn.
+pub fn parse_ratings(bytes: &[u8], path: &str) -> Result<RatingsTable, RatingsError> {
+    let mut reader = csv::ReaderBuilder::new()
+        .flexible(true)
+        .has_headers(true)
+        .from_reader(bytes);
+    let headers: Vec<String> = reader
+        .headers()
+        .map_err(|e| RatingsError::BadHeader {
+            path: path.to_string(),
+            message: e.to_string(),
+        })?
+        .iter()
+        .map(|h| h.trim().to_string())
+        .collect();
+    let mut table = RatingsTable {
+        headers,
+        ..RatingsTable::default()
+    };
+    let mut record = csv::ByteRecord::new();
+    // Each record with where it starts; judged after, once the last is known.
+    let mut records: Vec<(u64, u64, Result<Vec<String>, String>)> = Vec::new();
+    loop {
+        let before = reader.position().clone();
+        match reader.read_byte_record(&mut record) {
+            Ok(false) => break,
+            Ok(true) => {
+                let at = record.position().cloned().unwrap_or(before);
+                if record.len() == 1 && record.get(0).is_some_and(<[u8]>::is_empty) {
+                    continue; // a blank line
+                }
+                let row = if record.len() != table.headers.len() {
+                    Err(format!(
+                        "{} fields where the header has {}",
+                        record.len(),
+                        table.headers.len()
+                    ))
+                } else {
+                    record
+                        .iter()
+                        .map(|f| String::from_utf8(f.to_vec()))
+                        .collect::<Result<Vec<_>, _>>()
+                        .map_err(|_| "not valid UTF-8".to_string())
+                };
+                records.push((at.byte(), at.line(), row));
+            }
+            Err(e) => records.push((before.byte(), before.line(), Err(e.to_string()))),
+        }
+    }
+    // The last record is torn when a write was cut short: no newline at the
+    // end, or a quote left open (a cut inside multi-line notes).
+    // A whole row that only lacks its newline (a hand edit) is kept.
+    let torn = records.last().is_some_and(|(start, _, row)| {
+        let tail = &bytes[(*start as usize).min(bytes.len())..];
+        let open_quote = tail.iter().filter(|&&b| b == b'"').count() % 2 == 1;
+        // Only a complete timestamp in the last column shows a row is whole.
+        let whole = row.as_ref().is_ok_and(|r| {
+            table.headers.last().is_some_and(|h| h == "timestamp")
+                && r.last().is_some_and(|t| t.len() == 20 && t.ends_with('Z'))
+        });
+        open_quote || (!tail.ends_with(b"\n") && !whole)
+    });
+    let count = records.len();
+    for (i, (start, line, row)) in records.into_iter().enumerate() {
+        if torn && i + 1 == count {
+            table.torn_at = Some(start as usize);
+            table.skipped.push(SkippedRow {
+                line,
+                message: "a torn last row (a write cut short)".into(),
+            });
+            continue;
+        }
+        match row {
+            Ok(row) => table.rows.push(row),
+            Err(message) => table.skipped.push(SkippedRow { line, message }),
+        }
+    }
+    Ok(table)
+}
+
+/// Reads a ratings file.
+pub fn read_ratings(path: &Path) -> Result<RatingsTable, RatingsError> {
+    let mut bytes = Vec::new();
+    File::open(path)
+        .and_then(|mut f| f.read_to_end(&mut bytes))
+        .map_err(io_err(path))?;
+    parse_ratings(&bytes, &path.display().to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn notes_escape_round_trips() {
+        for note in [
+            "", "fine", "=SUM(A1)", "+1", "-", "@x", "'=x", "''+", "'plain", "\tx", "a=b",
+        ] {
+            let stored = escape_note(note);
+            assert!(!stored.starts_with(FORMULA_START), "{note:?} -> {stored:?}");
+            assert_eq!(unescape_note(&stored), note);
+        }
+        assert_eq!(escape_note("=1+1"), "'=1+1");
+        assert_eq!(escape_note("ok"), "ok");
+    }
+
+    #[test]
+    fn header_has_every_column_once() {
+        let h = header();
+        assert_eq!(h.len(), 4 + 11 + 8);
+        for f in Features::NAMES {
+            assert_eq!(h.iter().filter(|c| *c == f).count(), 1, "{f}");
+        }
+    }
+}

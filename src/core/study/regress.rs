@@ -1,0 +1,481 @@
+//! The regression of ratings on puzzle features (seed 001, Tables 1–4).
+//!
+//! Ordinary least squares with linfa-linear on z-scored features (sample
+//! standard deviation), with an intercept. Standard errors come from
+//! σ²·(Z'Z)⁻¹ with σ² = RSS ÷ (n − k − 1); t and two-sided p from Student's t
+//! (statrs). Fits that cannot be trusted say why instead of showing NaN: too
+//! few ratings, a constant feature, collinear features.
+
+use crate::format;
+use crate::study::ratings::RatingsTable;
+use linfa::Dataset;
+use linfa::traits::Fit as _;
+use linfa_linear::LinearRegression;
+use ndarray::{Array1, Array2};
+use serde::Serialize;
+use statrs::distribution::{ContinuousCDF, StudentsT};
+use thiserror::Error;
+
+/// The features of seed 001's Table 4, the regression's default choice.
+pub const DEFAULT_FEATURES: [&str; 5] = [
+    "depth1_ratio",
+    "halfway_ratio",
+    "dominant_suit_ratio",
+    "rank_clusters",
+    "avg_flockability",
+];
+
+/// Above this condition number of the features' correlation matrix the fit
+/// is refused: X'X is singular to working precision.
+pub const SINGULAR_CONDITION: f64 = 1e10;
+/// Above this the fit is shown with a warning: the features are nearly
+/// collinear and the coefficients unstable (a correlation near 0.999).
+pub const BAD_CONDITION: f64 = 1e3;
+
+/// Why there is no fit.
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum RegressError {
+    /// No feature was chosen.
+    #[error("choose at least one feature")]
+    NoFeatures,
+    /// Fewer ratings than coefficients.
+    #[error(
+        "{rows} usable ratings cannot fit {coefs} coefficients (the intercept and {features} features): rate more puzzles or choose fewer features"
+    )]
+    TooFewRows {
+        /// Ratings with every chosen feature.
+        rows: usize,
+        /// Coefficients to fit.
+        coefs: usize,
+        /// Features chosen.
+        features: usize,
+    },
+    /// A feature has the same value in every rating.
+    #[error("'{0}' has the same value in every rating, so it cannot be normalized or fitted")]
+    Constant(String),
+    /// X'X is singular.
+    #[error(
+        "the features are collinear (X'X is singular, condition number {condition:.3e}): {hint}"
+    )]
+    Collinear {
+        /// The condition number of the correlation matrix.
+        condition: f64,
+        /// Which features look responsible.
+        hint: String,
+    },
+    /// A feature name is not a column of the ratings file.
+    #[error("the ratings have no column '{0}'")]
+    UnknownFeature(String),
+    /// linfa could not solve it.
+    #[error("the least-squares solver failed: {0}")]
+    Solver(String),
+}
+
+/// One fitted coefficient.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Coef {
+    /// The feature (or `intercept`).
+    pub name: String,
+    /// The coefficient on the z-scored feature.
+    pub estimate: f64,
+    /// Its standard error (`None` when there are no residual degrees of freedom).
+    pub std_error: Option<f64>,
+    /// estimate ÷ std_error.
+    pub t: Option<f64>,
+    /// Two-sided p-value of t with n − k − 1 degrees of freedom.
+    pub p: Option<f64>,
+}
+
+/// A fitted regression.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Fit {
+    /// The intercept (the mean rating, since the features are centred).
+    pub intercept: Coef,
+    /// One coefficient per feature, in the order chosen.
+    pub coefs: Vec<Coef>,
+    /// Each feature's mean over the ratings used.
+    pub means: Vec<f64>,
+    /// Each feature's sample standard deviation.
+    pub sds: Vec<f64>,
+    /// Ratings used.
+    pub n: usize,
+    /// R² (`None` when every rating is the same).
+    pub r2: Option<f64>,
+    /// Adjusted R² (`None` without residual degrees of freedom).
+    pub adj_r2: Option<f64>,
+    /// Residual standard error σ.
+    pub sigma: Option<f64>,
+    /// Condition number of the features' correlation matrix.
+    pub condition: f64,
+    /// Things the reader should know before trusting the table.
+    pub warnings: Vec<String>,
+}
+
+impl Fit {
+    /// The predicted rating of a puzzle with these raw feature values.
+    pub fn predict(&self, x: &[f64]) -> f64 {
+        self.intercept.estimate
+            + self
+                .coefs
+                .iter()
+                .zip(x)
+                .enumerate()
+                .map(|(j, (c, v))| c.estimate * (v - self.means[j]) / self.sds[j])
+                .sum::<f64>()
+    }
+
+    /// The line under the table: n, R², adjusted R², σ and the condition number.
+    pub fn summary(&self) -> String {
+        format!(
+            "n = {} · R² = {} · adjusted R² = {} · residual σ = {} · condition number {}",
+            self.n,
+            format::fixed(self.r2, 4),
+            format::fixed(self.adj_r2, 4),
+            format::fixed(self.sigma, 3),
+            format::fixed(Some(self.condition), 1)
+        )
+    }
+
+    /// The fit as raw-unit weights: (constant, weight per feature), so that
+    /// the prediction is constant + Σ weight·feature.
+    pub fn raw_weights(&self) -> (f64, Vec<f64>) {
+        let w: Vec<f64> = self
+            .coefs
+            .iter()
+            .enumerate()
+            .map(|(j, c)| c.estimate / self.sds[j])
+            .collect();
+        let c0 =
+            self.intercept.estimate - w.iter().zip(&self.means).map(|(w, m)| w * m).sum::<f64>();
+        (c0, w)
+    }
+
+    /// A user energy (TOML) that is minus the predicted rating, so that the
+    /// generator looks for the puzzles the ratings reward.
+    pub fn to_energy_toml(&self, name: &str, about: &str) -> String {
+        let (c0, w) = self.raw_weights();
+        let mut value = format!("{}", -c0);
+        for (c, w) in self.coefs.iter().zip(&w) {
+            let (sign, mag) = if -w < 0.0 { ('-', *w) } else { ('+', -w) };
+            value.push_str(&format!(" {sign} {mag} * {}", c.name));
+        }
+        format!(
+            "[[energy]]\nname = {}\nabout = {}\nvalue = \"{value}\"\n",
+            toml_string(name),
+            toml_string(about)
+        )
+    }
+}
+
+fn toml_string(s: &str) -> String {
+    // A basic TOML string: JSON's escapes are a subset TOML accepts.
+    serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
+}
+
+/// The ratings usable for a fit.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FitData {
+    /// One row of raw feature values per rating.
+    pub x: Vec<Vec<f64>>,
+    /// The ratings.
+    pub y: Vec<f64>,
+    /// Rows left out for a missing rating or feature.
+    pub left_out: usize,
+}
+
+/// The rows of a ratings table that have a rating and every chosen feature.
+pub fn table_data(table: &RatingsTable, features: &[String]) -> Result<FitData, RegressError> {
+    for f in features {
+        if table.column(f).is_none() {
+            return Err(RegressError::UnknownFeature(f.clone()));
+        }
+    }
+    let mut data = FitData::default();
+    for row in 0..table.rows.len() {
+        let values: Option<Vec<f64>> = features.iter().map(|f| table.number(row, f)).collect();
+        match (values, table.number(row, "rating")) {
+            (Some(v), Some(r)) => {
+                data.x.push(v);
+                data.y.push(r);
+            }
+            _ => data.left_out += 1,
+        }
+    }
+    Ok(data)
+}
+
+/// Fits ratings `y` on the features `x` (one row of raw values per rating).
+pub fn fit(names: &[String], x: &[Vec<f64>], y: &[f64]) -> Result<Fit, RegressError> {
+    let k = names.len();
+    let n = y.len().min(x.len());
+    if k == 0 {
+        return Err(RegressError::NoFeatures);
+    }
+    if n < k + 1 || n < 2 {
+        return Err(RegressError::TooFewRows {
+            rows: n,
+            coefs: k + 1,
+            features: k,
+        });
+    }
+    let mut means = vec![0.0; k];
+    let mut sds = vec![0.0; k];
+    for j in 0..k {
+        let m = x[..n].iter().map(|r| r[j]).sum::<f64>() / n as f64;
+        let var = x[..n].iter().map(|r| (r[j] - m).powi(2)).sum::<f64>() / (n - 1) as f64;
+        means[j] = m;
+        sds[j] = var.sqrt();
+        if sds[j] <= 1e-12 * m.abs().max(1.0) {
+            return Err(RegressError::Constant(names[j].clone()));
+        }
+    }
+    let z = Array2::from_shape_fn((n, k), |(i, j)| (x[i][j] - means[j]) / sds[j]);
+    // The correlation matrix: its condition number is the collinearity test.
+    let corr = z.t().dot(&z) / (n - 1) as f64;
+    let eig = symmetric_eigenvalues(&corr);
+    let (lo, hi) = eig.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), &e| {
+        (lo.min(e), hi.max(e))
+    });
+    let condition = if lo > 0.0 { hi / lo } else { f64::INFINITY };
+    if condition > SINGULAR_CONDITION {
+        return Err(RegressError::Collinear {
+            condition,
+            hint: collinear_hint(names, &corr),
+        });
+    }
+    let targets = Array1::from_vec(y[..n].to_vec());
+    let model = LinearRegression::new()
+        .fit(&Dataset::new(z.clone(), targets.clone()))
+        .map_err(|e| RegressError::Solver(e.to_string()))?;
+    let beta: Vec<f64> = model.params().to_vec();
+    let intercept = model.intercept();
+    let fitted = z.dot(model.params()) + intercept;
+    let rss: f64 = (&targets - &fitted).mapv(|r| r * r).sum();
+    let mean_y = targets.sum() / n as f64;
+    let tss: f64 = targets.mapv(|v| (v - mean_y).powi(2)).sum();
+    let df = n - k - 1;
+    let mut warnings = Vec::new();
+    if df == 0 {
+        warnings.push(format!(
+            "{n} ratings for {} coefficients: the fit is exact, so there are no standard errors; rate more puzzles",
+            k + 1
+        ));
+    } else if df < 5 {
+        warnings.push(format!(
+            "only {df} residual degrees of freedom: the standard errors are very rough"
+        ));
+    }
+    if condition > BAD_CONDITION {
+        warnings.push(format!(
+            "the features are nearly collinear (condition number {condition:.0}): {}; the coefficients are unstable",
+            collinear_hint(names, &corr)
+        ));
+    }
+    let sigma2 = (df > 0).then(|| rss / df as f64);
+    // (Z1'Z1)⁻¹ for Z with a column of ones: Z is centred, so the intercept
+    // is orthogonal to the features and its variance is σ²/n.
+    let inv = invert(&corr.mapv(|v| v * (n - 1) as f64));
+    let t_dist = (df > 0)
+        .then(|| StudentsT::new(0.0, 1.0, df as f64).ok())
+        .flatten();
+    let coef = |name: &str, estimate: f64, var_factor: Option<f64>| {
+        let std_error = sigma2
+            .zip(var_factor)
+            .map(|(s2, v)| (s2 * v).sqrt())
+            .filter(|se| se.is_finite());
+        let t = std_error.filter(|&se| se > 0.0).map(|se| estimate / se);
+        let p = t
+            .zip(t_dist.as_ref())
+            // The survival function keeps tiny p-values that 1 − cdf rounds to 0.
+            .map(|(t, d)| 2.0 * d.sf(t.abs()))
+            .filter(|p| p.is_finite());
+        Coef {
+            name: name.to_string(),
+            estimate,
+            std_error,
+            t,
+            p,
+        }
+    };
+    if tss <= 0.0 {
+        warnings.push("every rating is the same, so there is nothing to explain (no R²)".into());
+    }
+    let r2 = (tss > 0.0).then(|| 1.0 - rss / tss);
+    Ok(Fit {
+        intercept: coef("intercept", intercept, Some(1.0 / n as f64)),
+        coefs: names
+            .iter()
+            .enumerate()
+            .map(|(j, name)| coef(name, beta[j], inv.as_ref().map(|m| m[j][j])))
+            .collect(),
+        means,
+        sds,
+        n,
+        r2,
+        adj_r2: r2
+            .filter(|_| df > 0)
+            .map(|r2| 1.0 - (1.0 - r2) * (n - 1) as f64 / df as f64),
+        sigma: sigma2.map(f64::sqrt),
+        condition,
+        warnings,
+    })
+}
+
+/// The most correlated pair of features, to say which ones are collinear.
+fn collinear_hint(names: &[String], corr: &Array2<f64>) -> String {
+    let k = names.len();
+    let mut best = None;
+    for a in 0..k {
+        for b in a + 1..k {
+            let r = corr[[a, b]];
+            if best.is_none_or(|(_, _, br): (usize, usize, f64)| r.abs() > br.abs()) {
+                best = Some((a, b, r));
+            }
+        }
+    }
+    match best {
+        Some((a, b, r)) => format!(
+            "'{}' and '{}' have correlation {r:.4}; drop one of them",
+            names[a], names[b]
+        ),
+        None => "a feature is a combination of the others".into(),
+    }
+}
+
+/// The inverse of a symmetric positive-definite matrix by Gauss–Jordan with
+/// partial pivoting; `None` if it is singular.
+fn invert(m: &Array2<f64>) -> Option<Vec<Vec<f64>>> {
+    let k = m.nrows();
+    let mut a: Vec<Vec<f64>> = (0..k)
+        .map(|i| {
+            let mut row: Vec<f64> = m.row(i).to_vec();
+            row.extend((0..k).map(|j| f64::from(u8::from(i == j))));
+            row
+        })
+        .collect();
+    for col in 0..k {
+        let pivot = (col..k).max_by(|&p, &q| a[p][col].abs().total_cmp(&a[q][col].abs()))?;
+        if a[pivot][col].abs() < 1e-300 {
+            return None;
+        }
+        a.swap(col, pivot);
+        let d = a[col][col];
+        a[col].iter_mut().for_each(|v| *v /= d);
+        for r in 0..k {
+            if r != col {
+                let f = a[r][col];
+                if f != 0.0 {
+                    let pivot_row = a[col].clone();
+                    for (v, p) in a[r].iter_mut().zip(&pivot_row) {
+                        *v -= f * p;
+                    }
+                }
+            }
+        }
+    }
+    Some(a.into_iter().map(|row| row[k..].to_vec()).collect())
+}
+
+/// The eigenvalues of a small symmetric matrix, by cyclic Jacobi rotations.
+fn symmetric_eigenvalues(m: &Array2<f64>) -> Vec<f64> {
+    let k = m.nrows();
+    let mut a = m.clone();
+    for _sweep in 0..100 {
+        let off: f64 = (0..k)
+            .flat_map(|i| (0..k).filter(move |&j| j != i).map(move |j| (i, j)))
+            .map(|(i, j)| a[[i, j]].powi(2))
+            .sum();
+        if off < 1e-30 {
+            break;
+        }
+        for p in 0..k {
+            for q in p + 1..k {
+                if a[[p, q]].abs() < 1e-300 {
+                    continue;
+                }
+                let theta = (a[[q, q]] - a[[p, p]]) / (2.0 * a[[p, q]]);
+                let t = theta.signum() / (theta.abs() + (theta * theta + 1.0).sqrt());
+                let t = if theta == 0.0 { 1.0 } else { t };
+                let c = 1.0 / (t * t + 1.0).sqrt();
+                let s = t * c;
+                for r in 0..k {
+                    let (arp, arq) = (a[[r, p]], a[[r, q]]);
+                    a[[r, p]] = c * arp - s * arq;
+                    a[[r, q]] = s * arp + c * arq;
+                }
+                for r in 0..k {
+                    let (apr, aqr) = (a[[p, r]], a[[q, r]]);
+                    a[[p, r]] = c * apr - s * aqr;
+                    a[[q, r]] = s * apr + c * aqr;
+                }
+            }
+        }
+    }
+    (0..k).map(|i| a[[i, i]]).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn eigenvalues_of_a_known_matrix() {
+        // [[2,1],[1,2]] has eigenvalues 1 and 3.
+        let m = Array2::from_shape_vec((2, 2), vec![2.0, 1.0, 1.0, 2.0]).unwrap();
+        let mut e = symmetric_eigenvalues(&m);
+        e.sort_by(f64::total_cmp);
+        assert!(
+            (e[0] - 1.0).abs() < 1e-12 && (e[1] - 3.0).abs() < 1e-12,
+            "{e:?}"
+        );
+    }
+
+    #[test]
+    fn exact_line_is_recovered() {
+        // y = 3 + 2x exactly: the slope on z-scored x is 2·sd(x).
+        let x: Vec<Vec<f64>> = (0..6).map(|i| vec![i as f64]).collect();
+        let y: Vec<f64> = (0..6).map(|i| 3.0 + 2.0 * i as f64).collect();
+        let f = fit(&names(&["a"]), &x, &y).unwrap();
+        let sd = (17.5f64 / 5.0).sqrt();
+        assert!((f.coefs[0].estimate - 2.0 * sd).abs() < 1e-9);
+        assert!((f.intercept.estimate - 8.0).abs() < 1e-9);
+        assert!((f.r2.unwrap() - 1.0).abs() < 1e-12);
+        let (c0, w) = f.raw_weights();
+        assert!((c0 - 3.0).abs() < 1e-9 && (w[0] - 2.0).abs() < 1e-9);
+        assert!((f.predict(&[10.0]) - 23.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn refuses_what_it_cannot_fit() {
+        let x: Vec<Vec<f64>> = (0..5)
+            .map(|i| vec![i as f64, 2.0 * i as f64 + 1.0])
+            .collect();
+        let y = vec![1.0, 2.0, 2.0, 4.0, 5.0];
+        assert!(matches!(
+            fit(&names(&["a", "b"]), &x, &y),
+            Err(RegressError::Collinear { .. })
+        ));
+        let c: Vec<Vec<f64>> = (0..5).map(|i| vec![i as f64, 7.0]).collect();
+        assert_eq!(
+            fit(&names(&["a", "c"]), &c, &y),
+            Err(RegressError::Constant("c".into()))
+        );
+        assert!(matches!(
+            fit(&names(&["a", "b"]), &x[..2], &y[..2]),
+            Err(RegressError::TooFewRows {
+                rows: 2,
+                coefs: 3,
+                ..
+            })
+        ));
+        assert_eq!(fit(&[], &x, &y), Err(RegressError::NoFeatures));
+        // Exactly as many ratings as coefficients: a fit, but no errors.
+        let f = fit(&names(&["a"]), &x[..2], &y[..2]).unwrap();
+        assert!(f.coefs[0].std_error.is_none() && f.adj_r2.is_none());
+        assert!(!f.warnings.is_empty());
+    }
+}

@@ -1,0 +1,338 @@
+//! The generator: energies in the search, determinism, shards, cancel, the
+//! store, and the batch session every front end generates through.
+
+mod common;
+
+use boaf_core::engine::analysis::AnalysisOptions;
+use boaf_core::engine::features::features;
+use boaf_core::engine::limits::Limits;
+use boaf_core::engine::limits::SearchError;
+use boaf_core::engine::notation::parse_state;
+use boaf_core::generator::batch::{Batch, Event, Order, Summary};
+use boaf_core::generator::energy::builtin;
+use boaf_core::generator::pipeline::{Candidate, Job, shard};
+use boaf_core::generator::search::{GenError, HalfwayMode, SearchParams, accepts, hill_descent};
+use boaf_core::generator::store::{PuzzleStore, parse_store};
+use common::temp::TempDir;
+use rand::SeedableRng;
+use rand::rngs::Xoshiro256PlusPlus;
+use std::time::{Duration, Instant};
+
+fn job(
+    n: usize,
+    energy: &str,
+    iterations: usize,
+    seed: u64,
+    indices: std::ops::Range<usize>,
+) -> Job {
+    Job {
+        n,
+        energy: builtin().get(energy).unwrap().clone(),
+        seed,
+        params: SearchParams {
+            iterations,
+            ..SearchParams::paper(n)
+        },
+        indices,
+        memory_cap: 1 << 30,
+    }
+}
+
+/// Runs a job to the end through a batch session with no store, and
+/// returns its candidates in batch order.
+fn run(job: Job, workers: usize) -> Vec<Candidate> {
+    let count = job.indices.len();
+    let mut out = Vec::new();
+    let summary = Batch::start(job, workers, None, Order::Batch, None).run(|e| match e {
+        Event::Candidate(c) => out.push((**c).clone()),
+        Event::Failed { index, message } => panic!("puzzle {index}: {message}"),
+        Event::Progress { progress, .. } => assert!(progress.iteration <= progress.of),
+        Event::Duplicate { .. } | Event::Unstored { .. } => panic!("no store, no duplicates"),
+        Event::Finished(_) => {}
+    });
+    assert!(summary.is_success(), "{summary:?}");
+    assert_eq!((summary.new, summary.count), (out.len(), count));
+    // In batch order already: the session stores (here, hands over) in order.
+    assert!(out.windows(2).all(|w| w[0].index < w[1].index));
+    out
+}
+
+/// What must not change between runs (not the timings).
+fn essence(c: &Candidate) -> (usize, String, u64, Vec<u64>, usize) {
+    (
+        c.index,
+        c.puzzle.clone(),
+        c.energy.to_bits(),
+        c.trace.iter().map(|e| e.to_bits()).collect(),
+        c.evaluations,
+    )
+}
+
+#[test]
+fn same_seed_same_puzzles_whatever_the_workers() {
+    let one = run(job(7, "E3", 300, 42, 0..6), 1);
+    let two = run(job(7, "E3", 300, 42, 0..6), 2);
+    assert_eq!(one.len(), 6);
+    let e1: Vec<_> = one.iter().map(essence).collect();
+    let e2: Vec<_> = two.iter().map(essence).collect();
+    assert_eq!(e1, e2);
+    // Another seed searches elsewhere.
+    let other = run(job(7, "E3", 300, 43, 0..6), 2);
+    assert_ne!(e1, other.iter().map(essence).collect::<Vec<_>>());
+}
+
+#[test]
+fn shards_concatenate_to_the_batch() {
+    let whole = run(job(6, "E2", 200, 9, 0..7), 2);
+    let mut parts = Vec::new();
+    for i in 0..3 {
+        parts.extend(run(job(6, "E2", 200, 9, shard(7, i, 3)), 1));
+    }
+    assert_eq!(
+        whole.iter().map(essence).collect::<Vec<_>>(),
+        parts.iter().map(essence).collect::<Vec<_>>()
+    );
+    let sizes: Vec<usize> = (0..3).map(|i| shard(7, i, 3).len()).collect();
+    assert_eq!(sizes, [2, 2, 3]);
+}
+
+#[test]
+fn candidates_are_solvable_and_their_features_recompute() {
+    for (n, energy) in [(5, "E0"), (6, "E1"), (7, "E3"), (8, "E4"), (8, "E5")] {
+        let book = builtin();
+        let e = book.get(energy).unwrap();
+        for c in run(job(n, energy, 250, n as u64, 0..3), 2) {
+            let s = parse_state(&c.puzzle, None).unwrap();
+            assert_eq!(s.stack_count(), n);
+            let (f, _) = features(&s, &AnalysisOptions::default()).unwrap();
+            assert!(f.solvable, "{energy}: {} is unsolvable", c.puzzle);
+            assert_eq!(c.features, f);
+            // The energy the search saw is the energy of the exact features.
+            assert_eq!(c.energy, e.eval(&f), "{energy} {}", c.puzzle);
+            assert_eq!(c.energy_id, e.id());
+            assert_eq!(c.trace.len(), 251);
+            let min = c.trace.iter().copied().fold(f64::INFINITY, f64::min);
+            assert_eq!(c.energy, min, "the best is the least energy met");
+        }
+    }
+}
+
+#[test]
+fn descent_without_uphill_steps_never_rises() {
+    let e = builtin().get("E3").unwrap().clone();
+    let params = SearchParams {
+        iterations: 400,
+        uphill: 0.0,
+        ..SearchParams::paper(8)
+    };
+    let found = hill_descent(8, &e, &params, 5, Limits::default(), |_| {}).unwrap();
+    assert!(found.trace.windows(2).all(|w| w[1] <= w[0]));
+    assert_eq!(found.energy, *found.trace.last().unwrap());
+    assert!(found.evaluations >= 2 && found.evaluations <= 401);
+    // With every uphill step kept, the trace does rise somewhere.
+    let params = SearchParams {
+        uphill: 1.0,
+        ..params
+    };
+    let found = hill_descent(8, &e, &params, 5, Limits::default(), |_| {}).unwrap();
+    assert!(found.trace.windows(2).any(|w| w[1] > w[0]));
+}
+
+#[test]
+fn acceptance_rule() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
+    for _ in 0..1000 {
+        assert!(accepts(1.0, 2.0, 0.0, &mut rng));
+        assert!(accepts(2.0, 2.0, 0.0, &mut rng));
+        assert!(!accepts(3.0, 2.0, 0.0, &mut rng));
+        assert!(accepts(3.0, 2.0, 1.0, &mut rng));
+    }
+    // Uphill steps are kept with probability 0.005: 200 000 tries give
+    // 1000 ± 32 (one standard deviation); allow five.
+    let kept = (0..200_000)
+        .filter(|_| accepts(3.0, 2.0, 0.005, &mut rng))
+        .count();
+    assert!((840..=1160).contains(&kept), "{kept}");
+}
+
+#[test]
+fn a_cancelled_batch_ends_with_no_candidate_and_no_failure() {
+    // Sixteen cards under E5 for 2500 steps: minutes a puzzle, so nothing
+    // can finish before the cancel.
+    let job = job(16, "E5", 2500, 1, 0..4);
+    let mut batch = Batch::start(job, 2, None, Order::Batch, None);
+    // Under way: a worker has reported a step.
+    let mut events = Vec::new();
+    while !events.iter().any(|e| matches!(e, Event::Progress { .. })) {
+        events.extend(batch.wait(Duration::from_secs(1)));
+        assert!(!batch.is_finished(), "{events:?}");
+    }
+    let asked = Instant::now();
+    batch.cancel();
+    let summary = batch.run(|e| events.push(e.clone()));
+    // How long the workers took to stop (mid-analysis, they look at the
+    // switch every few thousand states) is measured, not asserted: the
+    // machine is shared.
+    eprintln!("cancel took {:?}", asked.elapsed());
+    assert!(summary.cancelled);
+    assert_eq!((summary.new, summary.failed, summary.count), (0, 0, 4));
+    assert!(
+        !events
+            .iter()
+            .any(|e| matches!(e, Event::Candidate(_) | Event::Failed { .. })),
+        "a cancel is neither a candidate nor a failure: {events:?}"
+    );
+    assert!(matches!(events.last(), Some(Event::Finished(s)) if s == &summary));
+}
+
+#[test]
+fn a_search_stops_at_once_when_its_switch_is_thrown() {
+    let e = builtin().get("E5").unwrap().clone();
+    let limits = Limits::default();
+    limits.cancel.cancel();
+    let err = hill_descent(8, &e, &SearchParams::paper(8), 1, limits, |_| {}).unwrap_err();
+    assert_eq!(err, GenError::Search(SearchError::Cancelled));
+}
+
+#[test]
+fn store_drops_isomorphic_puzzles_and_skips_a_torn_line() {
+    let dir = TempDir::new("store");
+    let path = dir.join("sub/p.jsonl");
+    let cands = run(job(6, "E2", 100, 3, 0..3), 1);
+    {
+        let (mut store, skipped) = PuzzleStore::open(&path).unwrap();
+        assert!(skipped.is_empty());
+        for c in &cands {
+            assert!(store.add(c).unwrap());
+        }
+        // The same puzzle again, and a mirror image of the first: dropped.
+        assert!(!store.add(&cands[0]).unwrap());
+        let mut mirror = cands[0].clone();
+        let s = parse_state(&mirror.puzzle, None).unwrap();
+        let tops: Vec<_> = (0..16).map(|i| s.top((i / 4) * 4 + 3 - i % 4)).collect();
+        mirror.puzzle = boaf_core::engine::notation::to_compact(
+            &boaf_core::State::new(s.grid(), &tops).unwrap(),
+        );
+        assert_ne!(mirror.puzzle, cands[0].puzzle);
+        assert!(!store.add(&mirror).unwrap());
+        assert_eq!(store.len(), 3);
+    }
+    // A crash mid-write leaves half a line.
+    let mut text = std::fs::read_to_string(&path).unwrap();
+    let line = serde_json::to_string(&cands[0]).unwrap();
+    text.push_str(&line[..line.len() / 2]);
+    std::fs::write(&path, &text).unwrap();
+    let (read, skipped) = parse_store(&text);
+    assert_eq!(read, cands);
+    assert_eq!(skipped.len(), 1);
+    assert!(skipped[0].torn);
+    assert_eq!(skipped[0].line, 4);
+    // Reopening carries on after the torn line.
+    let (mut store, skipped) = PuzzleStore::open(&path).unwrap();
+    assert_eq!(skipped.len(), 1);
+    let more = run(job(6, "E2", 100, 4, 0..1), 1);
+    assert!(store.add(&more[0]).unwrap());
+    let (read, skipped) = parse_store(&std::fs::read_to_string(&path).unwrap());
+    assert_eq!(read.len(), 4);
+    assert_eq!(skipped.len(), 1);
+    assert!(!skipped[0].torn, "no longer the last line");
+}
+
+#[test]
+fn estimate_then_confirm_ends_on_an_exact_energy() {
+    let e = builtin().get("E5").unwrap().clone();
+    for mode in [HalfwayMode::Estimate, HalfwayMode::Confirm] {
+        let params = SearchParams {
+            iterations: 120,
+            halfway_mode: mode,
+            samples: 500,
+            confirm: 3,
+            ..SearchParams::paper(12)
+        };
+        let found = hill_descent(12, &e, &params, 3, Limits::default(), |_| {}).unwrap();
+        let (f, _) = features(&found.best, &AnalysisOptions::default()).unwrap();
+        assert!(f.solvable);
+        let exact = e.eval(&f);
+        match mode {
+            // The leaders by estimate were analysed exactly: the result
+            // carries its exact energy.
+            HalfwayMode::Confirm => {
+                assert_eq!(found.energy, exact);
+                assert_eq!(found.features, Some(f.clone()));
+            }
+            // Scored by estimate: the trace holds estimates, and the best is
+            // the least of them.
+            _ => {
+                let min = found.trace.iter().copied().fold(f64::INFINITY, f64::min);
+                assert_eq!(found.energy, min);
+            }
+        }
+    }
+}
+
+#[test]
+fn a_short_budget_goes_on_until_a_puzzle_is_solvable() {
+    // Four random cards are rarely solvable; one step rarely finds a solvable
+    // puzzle, so the search must go on past its budget.
+    let e = builtin().get("E0").unwrap().clone();
+    let params = SearchParams {
+        iterations: 1,
+        ..SearchParams::paper(4)
+    };
+    let mut extended = 0;
+    for seed in 0..30 {
+        let found = hill_descent(4, &e, &params, seed, Limits::default(), |_| {}).unwrap();
+        let (f, _) = features(&found.best, &AnalysisOptions::default()).unwrap();
+        assert!(f.solvable, "seed {seed}");
+        assert_eq!(found.energy, 0.0);
+        extended += (found.trace.len() > 2) as usize;
+    }
+    assert!(extended > 0, "some starts were unsolvable");
+}
+
+#[test]
+fn a_batch_stores_in_batch_order_counts_duplicates_and_sums_up() {
+    let dir = TempDir::new("batch");
+    let path = dir.join("n6.jsonl");
+    let start = |workers: usize, order: Order| {
+        let (store, skipped) = PuzzleStore::open(&path).unwrap();
+        assert!(skipped.is_empty());
+        Batch::start(
+            job(6, "E2", 150, 17, 0..5),
+            workers,
+            Some(store),
+            order,
+            None,
+        )
+    };
+    let mut arrived = Vec::new();
+    let first = start(2, Order::Batch).run(|e| {
+        if let Event::Candidate(c) = e {
+            arrived.push(c.index);
+        }
+    });
+    // Whatever the workers' speed, stored and reported in batch order.
+    let (stored, _) = boaf_core::generator::store::read_store(&path).unwrap();
+    let indices: Vec<usize> = stored.iter().map(|c| c.index).collect();
+    assert_eq!(indices, arrived);
+    assert!(indices.windows(2).all(|w| w[0] < w[1]), "{indices:?}");
+    assert_eq!(first.new + first.duplicates, 5);
+    assert_eq!(first.new, stored.len());
+    assert!(first.is_success());
+    let written = std::fs::read(&path).unwrap();
+    // The same batch again, in arrival order: every puzzle is a duplicate.
+    let again: Summary = start(1, Order::Arrival).run(|e| {
+        assert!(!matches!(e, Event::Candidate(_)), "nothing is new");
+    });
+    assert_eq!((again.new, again.duplicates, again.failed), (0, 5, 0));
+    assert_eq!(again.store.as_deref(), Some(path.as_path()));
+    let text = again.text(|p| p.file_name().unwrap().to_string_lossy().into_owned());
+    assert!(
+        text.starts_with("Finished after ")
+            && text.ends_with(
+                ": 0 new puzzles of 5 stored in n6.jsonl; 5 duplicates dropped; 0 failed."
+            ),
+        "{text}"
+    );
+    assert_eq!(std::fs::read(&path).unwrap(), written, "nothing appended");
+}

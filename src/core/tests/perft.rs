@@ -1,0 +1,74 @@
+//! Perft-style counts: distinct and solvable states per depth for fixed deals.
+//! Any change to the rules, the keys or the search that alters them is caught here.
+
+mod common;
+
+use boaf_core::engine::analysis::{AnalysisOptions, Depth, analyze};
+use boaf_core::engine::deal::deal;
+use boaf_core::engine::notation::parse_state;
+
+/// Deal 1, depths 0..8, as measured with a slow independent solver (issue 2).
+const DEAL1_STATES: [u64; 9] = [1, 40, 704, 7280, 49558, 233840, 782258, 1873049, 3216593];
+const DEAL1_SOLVABLE: [u64; 9] = [1, 40, 571, 3506, 11794, 24987, 36750, 40951, 37461];
+
+fn counts(a: &boaf_core::engine::analysis::Analysis) -> (Vec<u64>, Vec<u64>) {
+    (
+        a.depths.iter().map(|d| d.states).collect(),
+        a.depths.iter().map(|d| d.solvable).collect(),
+    )
+}
+
+#[test]
+fn deal_1_to_depth_8() {
+    for threads in [1, 2] {
+        let opts = AnalysisOptions {
+            depth: Depth::To(8),
+            threads,
+            ..Default::default()
+        };
+        let a = analyze(&deal(1), &opts).unwrap();
+        let (states, solvable) = counts(&a);
+        assert_eq!(states, DEAL1_STATES, "{threads} thread(s)");
+        assert_eq!(solvable, DEAL1_SOLVABLE, "{threads} thread(s)");
+        assert_eq!(a.halfway_ratio(), Some(37461.0 / 3216593.0));
+    }
+}
+
+#[test]
+fn full_depth_agrees_with_the_truncated_analysis() {
+    // Settling depth 8 by the solver or by marking back from depth 15 must agree.
+    let full = analyze(&deal(1), &AnalysisOptions::default()).unwrap();
+    assert_eq!(full.depths.len(), 16);
+    let (states, solvable) = counts(&full);
+    assert_eq!(states[..9], DEAL1_STATES);
+    assert_eq!(solvable[..9], DEAL1_SOLVABLE);
+    // The last layer is one stack: every state solved.
+    assert_eq!(states[15], solvable[15]);
+    for d in &full.depths {
+        assert!(d.solvable <= d.states && d.solvable > 0);
+    }
+}
+
+#[test]
+fn seed_001_figure_2_puzzles_match_the_naive_search() {
+    // The iteration-2 and iteration-3 8-card puzzles of seed 001's Figure 2.
+    for text in [
+        "-- -- -- 5S / JD 7C TC 3D / -- TS -- 3S / -- -- -- TH",
+        "-- -- 5D -- / 4D -- 5H -- / -- KD 5C -- / 9S 9C 4C --",
+    ] {
+        let s = parse_state(text, None).unwrap();
+        let a = analyze(&s, &AnalysisOptions::default()).unwrap();
+        let (states, solvable) = counts(&a);
+        let naive = common::naive_layers(&s);
+        assert_eq!(
+            states,
+            naive.iter().map(|x| x.0).collect::<Vec<_>>(),
+            "{text}"
+        );
+        assert_eq!(
+            solvable,
+            naive.iter().map(|x| x.1).collect::<Vec<_>>(),
+            "{text}"
+        );
+    }
+}
