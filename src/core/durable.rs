@@ -65,8 +65,7 @@ mod tests {
 
     #[test]
     fn an_atomic_write_replaces_the_whole_file_and_makes_its_folder() {
-        let dir = std::env::temp_dir().join(format!("boaf-durable-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        let dir = crate::temp::TempDir::new("durable");
         let path = dir.join("a/b/file.txt");
         write_atomically(&path, b"first version, longer").unwrap();
         write_atomically(&path, b"second").unwrap();
@@ -78,6 +77,5 @@ mod tests {
         let err = write_atomically(&path.join("under"), b"x").unwrap_err();
         let text = err.to_string();
         assert_eq!(text.matches("file.txt").count(), 1, "{text}");
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

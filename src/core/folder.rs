@@ -201,9 +201,8 @@ mod tests {
 
     #[test]
     fn a_bad_energy_file_adds_nothing_and_the_others_load() {
-        let root = std::env::temp_dir().join(format!("boaf-folder-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&root);
-        let folder = Folder::new(&root);
+        let root = crate::temp::TempDir::new("folder");
+        let folder = Folder::new(root.path());
         std::fs::create_dir_all(folder.user_energies()).unwrap();
         std::fs::write(
             folder.user_energies().join("a.toml"),
@@ -238,6 +237,5 @@ mod tests {
         assert!(problems[1].contains("nowhere.toml"), "{problems:?}");
         assert_eq!(folder.store_file(8, "E5"), root.join("puzzles/n8-E5.jsonl"));
         assert_eq!(folder.show(&folder.ratings()), "ratings/ratings.csv");
-        std::fs::remove_dir_all(&root).unwrap();
     }
 }

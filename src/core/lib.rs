@@ -19,5 +19,10 @@ pub mod format;
 pub mod generator;
 pub mod study;
 
+/// Temporary folders for the unit tests, shared with the integration tests.
+#[cfg(test)]
+#[path = "tests/common/temp.rs"]
+mod temp;
+
 pub use engine::card::Card;
 pub use engine::state::{Grid, Move, State};

@@ -1,0 +1,240 @@
+//! The plan of the code, checked: the core depends on no GUI crate, and in
+//! each crate the modules' imports form no cycle.
+
+#[path = "../src/core/tests/common/temp.rs"]
+mod temp;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+const GUI_CRATES: [&str; 5] = ["egui", "eframe", "egui_plot", "egui_kittest", "winit"];
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The package names a manifest's dependency tables list.
+fn dependencies(manifest: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(manifest).unwrap();
+    let mut names = Vec::new();
+    let mut in_deps = false;
+    for line in text.lines().map(str::trim) {
+        if line.starts_with('[') {
+            in_deps = line.ends_with("dependencies]");
+        } else if in_deps && let Some((name, _)) = line.split_once('=') {
+            names.push(name.trim().trim_end_matches(".workspace").to_string());
+        }
+    }
+    names
+}
+
+#[test]
+fn the_core_depends_on_no_gui_crate() {
+    let deps = dependencies(&root().join("src/core/Cargo.toml"));
+    assert!(
+        deps.contains(&"serde".to_string()),
+        "read the tables: {deps:?}"
+    );
+    for gui in GUI_CRATES {
+        assert!(!deps.iter().any(|d| d == gui), "boaf-core depends on {gui}");
+    }
+    // The app does depend on them: the check reads what it claims to.
+    let app = dependencies(&root().join("src/app/Cargo.toml"));
+    assert!(app.contains(&"eframe".to_string()), "{app:?}");
+}
+
+/// The module path of every source file of a crate (tests, examples and the
+/// folders in `skip` aside): `engine::analysis` for `engine/analysis/mod.rs`.
+fn modules(dir: &Path, crate_root: &str, skip: &[&str]) -> BTreeMap<String, PathBuf> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            if path.is_dir() {
+                if !["tests", "examples", "target"].contains(&name.as_str())
+                    && !skip.contains(&name.as_str())
+                {
+                    stack.push(path);
+                }
+                continue;
+            }
+            if path.extension().is_none_or(|e| e != "rs") {
+                continue;
+            }
+            let rel = path.strip_prefix(dir).unwrap().with_extension("");
+            let mut parts: Vec<String> = rel
+                .iter()
+                .map(|p| p.to_string_lossy().into_owned())
+                .collect();
+            if parts.last().is_some_and(|p| p == "mod" || p == crate_root) {
+                parts.pop();
+            }
+            out.insert(parts.join("::"), path);
+        }
+    }
+    out
+}
+
+/// The code of a file without its comments and its test module.
+fn code(path: &Path) -> String {
+    let text = std::fs::read_to_string(path).unwrap();
+    let text = text.split("#[cfg(test)]").next().unwrap();
+    text.lines()
+        .map(|l| l.split("//").next().unwrap())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The modules a file refers to by `crate::` and `super::` paths (and by
+/// its own children, for `use` lists like `crate::a::{b, c::d}`).
+fn references(module: &str, text: &str, known: &BTreeSet<String>) -> BTreeSet<String> {
+    let parent = |m: &str| {
+        m.rsplit_once("::")
+            .map_or(String::new(), |p| p.0.to_string())
+    };
+    let mut out = BTreeSet::new();
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < text.len() {
+        let rest = &text[i..];
+        let start = if rest.starts_with("crate::") {
+            Some((String::new(), "crate::".len()))
+        } else if rest.starts_with("super::")
+            && (i == 0 || !(bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_'))
+        {
+            Some((parent(module), "super::".len()))
+        } else {
+            None
+        };
+        let Some((mut base, skip)) = start else {
+            i += rest.chars().next().unwrap().len_utf8();
+            continue;
+        };
+        i += skip;
+        // Follow the path's segments while they name modules; braces list several.
+        let tail: String = text[i..]
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || "_:{}, ".contains(*c))
+            .collect();
+        let targets: Vec<String> = if let Some(list) = tail.split_once('{') {
+            let prefix = list.0.trim_end_matches("::");
+            list.1
+                .split(['}', ','])
+                .map(|s| format!("{prefix}::{}", s.trim()))
+                .collect()
+        } else {
+            vec![tail.clone()]
+        };
+        for t in targets {
+            let mut m = base.clone();
+            for seg in t.split("::").map(str::trim).filter(|s| !s.is_empty()) {
+                let next = if m.is_empty() {
+                    seg.to_string()
+                } else {
+                    format!("{m}::{seg}")
+                };
+                if known.contains(&next) {
+                    m = next;
+                } else {
+                    break;
+                }
+            }
+            out.insert(m);
+        }
+        base.clear();
+    }
+    out
+}
+
+/// A cycle of the import graph, if there is one. A module may use its
+/// ancestors' items (Rust scoping: the app's panels draw into the app), so
+/// references to an ancestor do not count.
+fn cycle(dir: &Path, crate_root: &str, skip: &[&str]) -> Option<Vec<String>> {
+    let mods = modules(dir, crate_root, skip);
+    let known: BTreeSet<String> = mods.keys().cloned().collect();
+    let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (m, path) in &mods {
+        let targets = references(m, &code(path), &known)
+            .into_iter()
+            .filter(|t| t != m && !(t.is_empty() || m.starts_with(&format!("{t}::"))))
+            .collect();
+        edges.insert(m.clone(), targets);
+    }
+    // Depth-first search with colours: grey on the stack, black done.
+    fn visit(
+        m: &str,
+        edges: &BTreeMap<String, BTreeSet<String>>,
+        state: &mut BTreeMap<String, u8>,
+        stack: &mut Vec<String>,
+    ) -> Option<Vec<String>> {
+        state.insert(m.to_string(), 1);
+        stack.push(m.to_string());
+        for t in edges.get(m).into_iter().flatten() {
+            match state.get(t.as_str()) {
+                Some(1) => {
+                    let from = stack.iter().position(|s| s == t).unwrap();
+                    let mut cycle = stack[from..].to_vec();
+                    cycle.push(t.clone());
+                    return Some(cycle);
+                }
+                Some(_) => {}
+                None => {
+                    if let Some(c) = visit(t, edges, state, stack) {
+                        return Some(c);
+                    }
+                }
+            }
+        }
+        stack.pop();
+        state.insert(m.to_string(), 2);
+        None
+    }
+    let mut state = BTreeMap::new();
+    for m in edges.keys() {
+        if !state.contains_key(m)
+            && let Some(c) = visit(m, &edges, &mut state, &mut Vec::new())
+        {
+            return Some(c);
+        }
+    }
+    None
+}
+
+#[test]
+fn no_crate_has_an_import_cycle() {
+    // The binary is `src/main.rs` and `src/cli/`; the other crates live
+    // below it in `src/core` and `src/app`.
+    for (dir, crate_root, skip) in [
+        ("src/core", "lib", &[][..]),
+        ("src/app", "lib", &[]),
+        ("src", "main", &["core", "app"]),
+    ] {
+        let path = root().join(dir);
+        assert!(
+            modules(&path, crate_root, skip).len() >= 3,
+            "{dir} has modules"
+        );
+        assert_eq!(
+            cycle(&path, crate_root, skip),
+            None,
+            "an import cycle in {dir}"
+        );
+    }
+}
+
+#[test]
+fn the_check_finds_a_cycle_when_there_is_one() {
+    // Two modules that import each other, as `cli` and `gencli` once did.
+    let dir = temp::TempDir::new("layout");
+    std::fs::create_dir_all(dir.join("a")).unwrap();
+    std::fs::write(dir.join("lib.rs"), "mod a;\nmod b;\n").unwrap();
+    std::fs::write(dir.join("a/mod.rs"), "use crate::b::{x, y::z};\n").unwrap();
+    std::fs::write(dir.join("b.rs"), "fn f() { crate::a::g() }\n").unwrap();
+    let found = cycle(dir.path(), "lib", &[]);
+    std::fs::write(dir.join("b.rs"), "// crate::a::g()\nfn f() {}\n").unwrap();
+    let none = cycle(dir.path(), "lib", &[]);
+    assert_eq!(found, Some(vec!["a".into(), "b".into(), "a".into()]));
+    assert_eq!(none, None, "comments are not imports");
+}
