@@ -346,7 +346,7 @@ fn bench_estimate(args: BenchEstimateArgs) -> Result<ExitCode> {
 /// `bench generate`: wall time per puzzle by card count and budget, through
 /// the same batch session as `boaf generate` (without a store).
 fn bench_generate(args: BenchGenerateArgs) -> Result<ExitCode> {
-    let loaded = load_energies(&[]);
+    let loaded = load_energies(&[])?;
     let energy = find_energy(&loaded.book, &args.energy)?.clone();
     println!(
         "energy {}, {} workers, one puzzle each; wall time = time per puzzle",

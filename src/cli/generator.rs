@@ -18,6 +18,7 @@ use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 /// More on `boaf generate`, for `--help`.
 pub const GENERATE_HELP: &str = "\
@@ -132,14 +133,23 @@ fn shard_arg(s: &str) -> Result<(usize, usize), String> {
     Ok((i, n))
 }
 
-/// The working folder's energies and `extra` files, each problem shown as a
-/// warning on standard error (a file with an error adds nothing).
-pub fn load_energies(extra: &[PathBuf]) -> LoadedEnergies {
-    let loaded = Folder::new(".").load_energies(extra);
+/// The working folder (paths relative to the working directory).
+fn folder() -> Folder {
+    Folder::new("")
+}
+
+/// The working folder's energies and `extra` files. A problem with a file
+/// named on the command line is an error; one with the folder's own files
+/// is a warning (the file adds no energies, the others load).
+pub fn load_energies(extra: &[PathBuf]) -> Result<LoadedEnergies> {
+    let loaded = folder().load_energies(extra);
     for p in &loaded.problems {
+        if extra.contains(&p.path) {
+            bail!("{p}");
+        }
         eprintln!("warning: {p} (the file's energies are not loaded)");
     }
-    loaded
+    Ok(loaded)
 }
 
 /// The energy named `name` (or with this id), or an error that lists the
@@ -163,7 +173,7 @@ fn clock_seed() -> u64 {
 
 /// Runs `boaf generate`.
 pub fn generate(args: GenerateArgs) -> Result<ExitCode> {
-    let loaded = load_energies(&args.energies);
+    let loaded = load_energies(&args.energies)?;
     let energy = find_energy(&loaded.book, &args.energy)?.clone();
     let params = SearchParams {
         iterations: args.iterations.unwrap_or_else(|| paper_iterations(args.n)),
@@ -185,7 +195,7 @@ pub fn generate(args: GenerateArgs) -> Result<ExitCode> {
     };
     let out = args
         .out
-        .unwrap_or_else(|| Folder::new(".").store_file(args.n, &energy.name));
+        .unwrap_or_else(|| folder().store_file(args.n, &energy.name));
     let (store, skipped) =
         PuzzleStore::open(&out).with_context(|| format!("opening {}", out.display()))?;
     for s in &skipped {
@@ -240,50 +250,51 @@ pub fn generate(args: GenerateArgs) -> Result<ExitCode> {
     let done = new_bar(total as u64, "puzzles ".into());
 
     let mut stdout = std::io::stdout().lock();
-    let mut write_error = None;
-    let summary = batch.run(|event| match event {
-        Event::Progress { worker, progress } => {
-            let pb = &bars[*worker];
-            pb.set_length(progress.of as u64);
-            pb.set_position(progress.iteration as u64);
-            pb.set_message(format!(
-                "puzzle {}: energy {:.6}, best {:.6}",
-                progress.index, progress.current, progress.best
-            ));
-        }
-        Event::Candidate(c) => {
-            done.inc(1);
-            if let Err(e) = multi.suspend(|| print_candidate(&mut stdout, c)) {
-                write_error.get_or_insert(e);
+    let mut batch = batch;
+    // An error here (stdout closed, the store not writable) ends the run:
+    // dropping the batch stops its workers.
+    let summary = loop {
+        let mut finished = None;
+        for event in batch.wait(Duration::from_millis(200)) {
+            match event {
+                Event::Progress { worker, progress } => {
+                    let pb = &bars[worker];
+                    pb.set_length(progress.of as u64);
+                    pb.set_position(progress.iteration as u64);
+                    pb.set_message(format!(
+                        "puzzle {}: energy {:.6}, best {:.6}",
+                        progress.index, progress.current, progress.best
+                    ));
+                }
+                Event::Candidate(c) => {
+                    done.inc(1);
+                    multi.suspend(|| print_candidate(&mut stdout, &c))?;
+                }
+                Event::Duplicate { .. } => done.inc(1),
+                Event::Unstored { candidate, message } => {
+                    // Shown all the same, so the puzzle is not lost.
+                    multi.suspend(|| print_candidate(&mut stdout, &candidate))?;
+                    bail!("puzzle {}: {message}", candidate.index);
+                }
+                Event::Failed { index, message } => {
+                    done.inc(1);
+                    multi.suspend(|| eprintln!("puzzle {index}: {message}"));
+                }
+                Event::Finished(summary) => finished = Some(summary),
             }
         }
-        Event::Duplicate { .. } => done.inc(1),
-        Event::Unstored { candidate, message } => {
-            done.inc(1);
-            // Printed all the same, so the puzzle is not lost.
-            multi.suspend(|| {
-                eprintln!("puzzle {}: {message}", candidate.index);
-                let _ = print_candidate(&mut stdout, candidate);
-            });
+        if let Some(summary) = finished {
+            break summary;
         }
-        Event::Failed { index, message } => {
-            done.inc(1);
-            multi.suspend(|| eprintln!("puzzle {index}: {message}"));
-        }
-        Event::Finished(_) => {
-            for pb in bars.iter().chain([&done]) {
-                pb.finish_and_clear();
-            }
-        }
-    });
-    if let Some(e) = write_error {
-        return Err(e.into());
+    };
+    for pb in bars.iter().chain([&done]) {
+        pb.finish_and_clear();
     }
     eprintln!("{}", summary.text(|p| p.display().to_string()));
-    Ok(if summary.failed > 0 || summary.unstored > 0 {
-        ExitCode::FAILURE
-    } else {
+    Ok(if summary.is_success() {
         ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
     })
 }
 
@@ -373,7 +384,7 @@ pub fn puzzles(args: PuzzlesArgs) -> Result<ExitCode> {
 /// Runs `boaf energies`: each energy's id, cost and definition. Files that
 /// add nothing are reported and make the exit status 1.
 pub fn energies(args: EnergiesArgs) -> Result<ExitCode> {
-    let loaded = load_energies(&args.energies);
+    let loaded = load_energies(&args.energies)?;
     let mut out = std::io::stdout().lock();
     for e in loaded.book.energies() {
         let need = match e.need() {

@@ -38,10 +38,18 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), FileError> {
         std::fs::create_dir_all(dir).map_err(FileError::at(dir))?;
     }
     let tmp = PathBuf::from(format!("{}.writing", path.display()));
-    let mut f = File::create(&tmp).map_err(FileError::at(&tmp))?;
-    f.write_all(bytes).map_err(FileError::at(&tmp))?;
-    f.sync_all().map_err(FileError::at(&tmp))?;
-    std::fs::rename(&tmp, path).map_err(FileError::at(path))?;
+    let written = File::create(&tmp)
+        .and_then(|mut f| {
+            f.write_all(bytes)?;
+            f.sync_all()
+        })
+        .map_err(FileError::at(&tmp))
+        .and_then(|()| std::fs::rename(&tmp, path).map_err(FileError::at(path)));
+    if written.is_err() {
+        // Leave no half-written sibling behind.
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written?;
     if let Some(dir) = dir {
         // Not every platform can open a folder; the rename is done either way.
         if let Ok(d) = File::open(dir) {
@@ -77,5 +85,15 @@ mod tests {
         let err = write_atomically(&path.join("under"), b"x").unwrap_err();
         let text = err.to_string();
         assert_eq!(text.matches("file.txt").count(), 1, "{text}");
+        // A rename that fails (onto a folder that is not empty) leaves no
+        // half-written sibling.
+        let folder = dir.join("taken");
+        std::fs::create_dir_all(folder.join("inside")).unwrap();
+        assert!(write_atomically(&folder, b"x").is_err());
+        let left: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert!(!left.iter().any(|n| n.ends_with(".writing")), "{left:?}");
     }
 }

@@ -24,9 +24,19 @@ use thiserror::Error;
 /// The energies file "Use as energy" writes, under the folder.
 const FITTED_ENERGIES: &str = "assets/fitted-energies.toml";
 
-/// Why an energy file added nothing to the energies in use.
+/// An energy file that added nothing to the energies in use, and why.
 #[derive(Debug, Error)]
-pub enum EnergyFileProblem {
+#[error("{reason}")]
+pub struct EnergyFileProblem {
+    /// The file.
+    pub path: PathBuf,
+    /// Why it added nothing.
+    pub reason: EnergyFileError,
+}
+
+/// Why an energy file added nothing.
+#[derive(Debug, Error)]
+pub enum EnergyFileError {
     /// It could not be read.
     #[error(transparent)]
     Read(#[from] FileError),
@@ -144,28 +154,30 @@ impl Folder {
     /// reported; the others load.
     pub fn load_energies(&self, extra: &[PathBuf]) -> LoadedEnergies {
         let found = self.energy_files().into_iter().filter(|p| p.is_file());
-        let texts: Vec<(String, Result<String, FileError>)> = found
+        let texts: Vec<(PathBuf, String, Result<String, FileError>)> = found
             .chain(extra.iter().cloned())
             .map(|path| {
                 let text = std::fs::read_to_string(&path).map_err(FileError::at(&path));
-                (self.show(&path), text)
+                let name = self.show(&path);
+                (path, name, text)
             })
             .collect();
         let readable = texts
             .iter()
-            .filter_map(|(name, text)| Some((name.as_str(), text.as_ref().ok()?.as_str())));
+            .filter_map(|(_, name, text)| Some((name.as_str(), text.as_ref().ok()?.as_str())));
         let (book, errors) = load(readable);
         // The problems in load order: each file's read or parse error.
         let mut errors = errors.into_iter().peekable();
         let mut problems = Vec::new();
-        for (name, text) in texts {
-            match text {
-                Err(e) => problems.push(e.into()),
-                Ok(_) => {
-                    if let Some(e) = errors.next_if(|e| e.file == name) {
-                        problems.push(e.into());
-                    }
-                }
+        for (path, name, text) in texts {
+            let reason = match text {
+                Err(e) => Some(EnergyFileError::from(e)),
+                Ok(_) => errors
+                    .next_if(|e| e.file == name)
+                    .map(EnergyFileError::from),
+            };
+            if let Some(reason) = reason {
+                problems.push(EnergyFileProblem { path, reason });
             }
         }
         LoadedEnergies { book, problems }
@@ -235,6 +247,11 @@ mod tests {
             "{problems:?}"
         );
         assert!(problems[1].contains("nowhere.toml"), "{problems:?}");
+        assert_eq!(loaded.problems[1].path, missing);
+        assert_eq!(
+            loaded.problems[0].path,
+            folder.user_energies().join("b.toml")
+        );
         assert_eq!(folder.store_file(8, "E5"), root.join("puzzles/n8-E5.jsonl"));
         assert_eq!(folder.show(&folder.ratings()), "ratings/ratings.csv");
     }

@@ -10,7 +10,7 @@
 //! - [`study`]: the ratings store and the regression of ratings on features.
 //! - [`folder`]: the working folder's layout (`puzzles/`, `ratings/`,
 //!   `assets/`, `energies/`) and how energies load from it; [`durable`]:
-//!   writes that survive a crash; [`format`]: numbers as people read them.
+//!   writes that survive a crash; [`format`](mod@format): numbers as people read them.
 
 pub mod durable;
 pub mod engine;

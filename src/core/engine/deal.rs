@@ -7,7 +7,7 @@ use crate::engine::state::{Grid, State};
 /// The full 52-card deck after the FreeCell shuffle for `number`.
 ///
 /// The deck starts `AC AD AH AS 2C … KS`; for i = 51 down to 1 the seed steps
-/// s = (214013·s + 2531011) mod 2^31 and deck[i] swaps with deck[(s >> 16) mod (i+1)].
+/// s = (214013·s + 2531011) mod 2^31 and `deck[i]` swaps with `deck[(s >> 16) mod (i+1)]`.
 /// Taking the product in wrapping 32-bit arithmetic and masking to 31 bits is
 /// the same as the mathematical mod 2^31, so negative seeds behave as in Java.
 pub fn shuffled_deck(number: i32) -> [Card; 52] {

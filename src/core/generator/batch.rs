@@ -13,7 +13,8 @@
 use crate::generator::pipeline::{Candidate, Generator, Job, Message, Wake};
 use crate::generator::store::PuzzleStore;
 use crossbeam_channel::{RecvTimeoutError, TryRecvError};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -143,15 +144,54 @@ impl Summary {
     }
 }
 
+/// Puts finished puzzles back in batch order: each waits only for the
+/// puzzles before it that are not finished yet.
+#[derive(Debug)]
+struct InOrder<T> {
+    /// The next index whose turn it is.
+    next: usize,
+    /// Finished puzzles waiting for an earlier one (`None`: it failed).
+    waiting: BTreeMap<usize, Option<T>>,
+}
+
+impl<T> InOrder<T> {
+    fn new(first: usize) -> InOrder<T> {
+        InOrder {
+            next: first,
+            waiting: BTreeMap::new(),
+        }
+    }
+
+    /// Puzzle `index` is finished (`None`: it failed); returns the puzzles
+    /// whose turn has come, in order.
+    fn arrived(&mut self, index: usize, item: Option<T>) -> Vec<T> {
+        self.waiting.insert(index, item);
+        let mut ready = Vec::new();
+        while let Some(item) = self.waiting.remove(&self.next) {
+            self.next += 1;
+            ready.extend(item);
+        }
+        ready
+    }
+
+    /// Everything still waiting (behind a gap a cancel left), in order.
+    fn rest(&mut self) -> Vec<T> {
+        std::mem::take(&mut self.waiting)
+            .into_values()
+            .flatten()
+            .collect()
+    }
+}
+
 /// A batch under way.
 pub struct Batch {
     generator: Option<Generator>,
     store: Option<PuzzleStore>,
     order: Order,
-    /// The next index to store in batch order.
-    next: usize,
-    /// Finished puzzles waiting for an earlier one (`None`: it failed).
-    waiting: BTreeMap<usize, Option<Box<Candidate>>>,
+    in_order: InOrder<Box<Candidate>>,
+    /// The puzzles asked for, and those that came back (made or failed).
+    indices: Range<usize>,
+    answered: BTreeSet<usize>,
     workers: Vec<Option<WorkerProgress>>,
     summary: Summary,
     started: Instant,
@@ -180,13 +220,14 @@ impl Batch {
             seconds: 0.0,
             store: store.as_ref().map(|s| s.path().to_path_buf()),
         };
-        let next = job.indices.start;
+        let indices = job.indices.clone();
         Batch {
+            in_order: InOrder::new(indices.start),
+            indices,
+            answered: BTreeSet::new(),
             generator: Some(Generator::start(job, workers, wake)),
             store,
             order,
-            next,
-            waiting: BTreeMap::new(),
             workers: vec![None; workers],
             summary,
             started: Instant::now(),
@@ -293,32 +334,28 @@ impl Batch {
                 }
                 events.push(Event::Progress { worker, progress });
             }
-            Message::Candidate(c) => match self.order {
-                Order::Arrival => self.store(c, events),
-                Order::Batch => {
-                    self.waiting.insert(c.index, Some(c));
-                    self.release(events);
+            Message::Candidate(c) => {
+                self.answered.insert(c.index);
+                match self.order {
+                    Order::Arrival => self.store(c, events),
+                    Order::Batch => {
+                        for c in self.in_order.arrived(c.index, Some(c)) {
+                            self.store(c, events);
+                        }
+                    }
                 }
-            },
+            }
             Message::Error { index, message } => {
+                self.answered.insert(index);
                 self.summary.failed += 1;
                 events.push(Event::Failed { index, message });
                 if self.order == Order::Batch {
-                    self.waiting.insert(index, None);
-                    self.release(events);
+                    for c in self.in_order.arrived(index, None) {
+                        self.store(c, events);
+                    }
                 }
             }
             Message::Finished { cancelled, .. } => self.finish(cancelled, events),
-        }
-    }
-
-    /// Stores the candidates whose turn has come in batch order.
-    fn release(&mut self, events: &mut Vec<Event>) {
-        while let Some(c) = self.waiting.remove(&self.next) {
-            self.next += 1;
-            if let Some(c) = c {
-                self.store(c, events);
-            }
         }
     }
 
@@ -349,18 +386,76 @@ impl Batch {
     }
 
     /// Stores what still waits (a cancelled batch leaves gaps), joins the
-    /// workers and gives the summary.
+    /// workers and gives the summary. A puzzle that never came back from a
+    /// batch that was not cancelled (its worker died) counts as failed.
     fn finish(&mut self, cancelled: bool, events: &mut Vec<Event>) {
-        let rest = std::mem::take(&mut self.waiting);
-        for c in rest.into_values().flatten() {
+        for c in self.in_order.rest() {
             self.store(c, events);
         }
-        if let Some(g) = self.generator.take() {
-            g.join();
+        let died = self.generator.take().is_some_and(|g| !g.join());
+        if !cancelled {
+            let lost: Vec<usize> = self
+                .indices
+                .clone()
+                .filter(|i| !self.answered.contains(i))
+                .collect();
+            for index in lost {
+                self.summary.failed += 1;
+                let message = if died {
+                    "its worker stopped (a panic) before finishing it".to_string()
+                } else {
+                    "no worker finished it".to_string()
+                };
+                events.push(Event::Failed { index, message });
+            }
         }
         self.summary.cancelled = cancelled;
         self.summary.seconds = self.started.elapsed().as_secs_f64();
         self.finished = true;
         events.push(Event::Finished(self.summary.clone()));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn puzzles_wait_only_for_unfinished_ones_before_them() {
+        let mut order = InOrder::new(3);
+        assert_eq!(order.arrived(5, Some('f')), Vec::<char>::new());
+        assert_eq!(order.arrived(3, Some('d')), ['d']);
+        // A failure takes its turn and lets the next through.
+        assert_eq!(order.arrived(4, None), ['f']);
+        assert_eq!(order.arrived(7, Some('h')), Vec::<char>::new());
+        assert_eq!(order.arrived(9, Some('j')), Vec::<char>::new());
+        // A cancel leaves 6 and 8 unfinished: the rest comes in order.
+        assert_eq!(order.rest(), ['h', 'j']);
+        assert_eq!(order.rest(), Vec::<char>::new());
+    }
+
+    #[test]
+    fn the_summary_reads_as_english() {
+        let mut s = Summary {
+            count: 4,
+            new: 1,
+            duplicates: 1,
+            unstored: 0,
+            failed: 2,
+            cancelled: true,
+            seconds: 2.04,
+            store: None,
+        };
+        assert_eq!(
+            s.text(|_| String::new()),
+            "Stopped after 2.0 s: 1 new puzzle of 4 made; 1 duplicate dropped; 2 failed."
+        );
+        s.store = Some("p/n8.jsonl".into());
+        (s.cancelled, s.unstored) = (false, 1);
+        assert_eq!(
+            s.text(|p| p.display().to_string()),
+            "Finished after 2.0 s: 1 new puzzle of 4 stored in p/n8.jsonl; 1 duplicate dropped; 2 failed; 1 could not be stored."
+        );
+        assert!(!s.is_success());
     }
 }

@@ -146,8 +146,6 @@ pub enum Message {
     },
     /// Every worker has stopped: the last message of a job.
     Finished {
-        /// Candidates sent.
-        made: usize,
         /// Whether the job was cancelled.
         cancelled: bool,
     },
@@ -236,7 +234,6 @@ impl Generator {
         let cancel = Cancel::new();
         let next = Arc::new(AtomicUsize::new(job.indices.start));
         let running = Arc::new(AtomicUsize::new(workers.max(1)));
-        let made = Arc::new(AtomicUsize::new(0));
         let job = Arc::new(job);
         let handles = (0..workers.max(1))
             .map(|worker| {
@@ -247,7 +244,6 @@ impl Generator {
                     cancel: cancel.clone(),
                     next: next.clone(),
                     running: running.clone(),
-                    made: made.clone(),
                     wake: wake.clone(),
                 };
                 std::thread::Builder::new()
@@ -279,11 +275,14 @@ impl Generator {
         self.cancel.is_cancelled()
     }
 
-    /// Waits for the workers to exit (after cancel, or once `Finished` arrived).
-    pub fn join(mut self) {
+    /// Waits for the workers to exit (after cancel, or once `Finished`
+    /// arrived); false when one of them panicked.
+    pub fn join(mut self) -> bool {
+        let mut all_well = true;
         for h in self.workers.drain(..) {
-            let _ = h.join();
+            all_well &= h.join().is_ok();
         }
+        all_well
     }
 }
 
@@ -302,7 +301,6 @@ struct Worker {
     cancel: Cancel,
     next: Arc<AtomicUsize>,
     running: Arc<AtomicUsize>,
-    made: Arc<AtomicUsize>,
     wake: Option<Wake>,
 }
 
@@ -359,10 +357,7 @@ impl Worker {
                 }
             };
             let msg = match make_candidate(&self.job, index, limits.clone(), report) {
-                Ok(c) => {
-                    self.made.fetch_add(1, atomic::Ordering::Relaxed);
-                    Message::Candidate(Box::new(c))
-                }
+                Ok(c) => Message::Candidate(Box::new(c)),
                 Err(GenError::Search(SearchError::Cancelled)) => break,
                 Err(e) => Message::Error {
                     index,
@@ -376,7 +371,6 @@ impl Worker {
         // The last worker out says the job is over.
         if self.running.fetch_sub(1, atomic::Ordering::AcqRel) == 1 {
             let done = Message::Finished {
-                made: self.made.load(atomic::Ordering::Relaxed),
                 cancelled: self.cancelled(),
             };
             // Room is not waited for forever: a client that is gone never reads it.

@@ -259,14 +259,14 @@ impl<'a> Scorer<'a> {
 
     /// Whether the energy reads the halfway ratio or the midgame tension.
     pub fn reads_halfway(&self) -> bool {
-        self.reads.halfway
+        self.reads.halfway_features
     }
 
     /// The features the energy needs of a puzzle (the halfway ones estimated
     /// unless the mode is exact or `exact` is set).
     pub fn features(&self, puzzle: &State, exact: bool) -> Result<Features, SearchError> {
-        let estimating = self.reads.halfway && !exact && self.mode != HalfwayMode::Exact;
-        if self.reads.halfway && !estimating {
+        let estimating = self.reads.halfway_features && !exact && self.mode != HalfwayMode::Exact;
+        if self.reads.halfway_features && !estimating {
             return features_for(puzzle, Need::Halfway, &self.opts);
         }
         let need = if self.reads.ratio_depth > 0 {

@@ -55,6 +55,17 @@ fn row(k: usize) -> Rating {
     }
 }
 
+/// A child process killed when the guard goes, even if an assertion fails
+/// first.
+struct Killed(std::process::Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 const WRITER_ENV: &str = "BOAF_TEST_RATINGS_WRITER";
 const WRITER_TEST: &str = "a_writer_killed_again_and_again_never_loses_or_damages_a_row";
 
@@ -130,13 +141,16 @@ fn a_writer_killed_again_and_again_never_loses_or_damages_a_row() {
     let mut before = 0;
     for round in 0..25 {
         let start = size();
-        let mut child = Command::new(&exe)
-            .args([WRITER_TEST, "--exact", "--test-threads=1"])
-            .env(WRITER_ENV, &path)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
+        let mut child = Killed(
+            Command::new(&exe)
+                .args([WRITER_TEST, "--exact", "--test-threads=1"])
+                .env(WRITER_ENV, &path)
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap(),
+        );
+        let child = &mut child.0;
         // Kill it only once it is writing (however slowly it started), at a
         // random moment after that. The wait's limit is only against a hang.
         let waiting = std::time::Instant::now();

@@ -6,7 +6,7 @@
 //! A state at depth d has exactly k − d stacks, so states of different depths
 //! never coincide and the space splits into layers. The forward pass builds
 //! each layer as a sorted, deduplicated vector of packed boards (radix sort,
-//! in [`sort`]), and records for each state its move count and an edge to
+//! in `sort.rs`), and records for each state its move count and an edge to
 //! each child that passes the cheap tests (no stranded cards, no separated
 //! flock); a layer's keys are dropped once the next layer exists. Past the
 //! deepest depth asked for, only boards that pass the tests are kept, down to

@@ -199,7 +199,7 @@ fn merge_dedup<K: Ord + Copy>(a: &[K], b: &[K], cancel: &Cancel) -> Vec<K> {
     let mut out = Vec::with_capacity(a.len() + b.len());
     let (mut i, mut j) = (0, 0);
     while i < a.len() && j < b.len() {
-        // Merges run to hundreds of millions of keys: look at the cancel flag
+        // Merges run to hundreds of millions of keys: look at the cancel switch
         // now and then, and stop with a partial result the caller throws away.
         if out.len() % MERGE_CHECK == 0 && cancel.is_cancelled() {
             return out;

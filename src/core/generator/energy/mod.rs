@@ -3,7 +3,7 @@
 //! energy says otherwise).
 //!
 //! Three rooms: [`model`] (what an energy is, its value for a puzzle and its
-//! id), [`file`] (TOML energy files read with every error placed at its line
+//! id), [`file`](mod@file) (TOML energy files read with every error placed at its line
 //! and column, and the built-in energies), and [`expr`] (the language of
 //! values and conditions). The main types are re-exported here.
 

@@ -229,7 +229,7 @@ impl Energy {
                 })
                 .max()
                 .unwrap_or(0),
-            halfway: names.iter().any(|n| Need::of(n) == Need::Halfway),
+            halfway_features: names.iter().any(|n| Need::of(n) == Need::Halfway),
             tension: names.contains(&"midgame_tension"),
         }
     }
@@ -298,7 +298,7 @@ pub struct Reads {
     /// The deepest depth-d ratio it reads (1 to 3), or 0 for none.
     pub ratio_depth: usize,
     /// Whether it reads the halfway ratio or the midgame tension.
-    pub halfway: bool,
+    pub halfway_features: bool,
     /// Whether it reads the midgame tension.
     pub tension: bool,
 }
