@@ -374,17 +374,12 @@ fn energies_come_from_the_working_folder_too() {
 fn boaf_regress_prints_the_table_of_the_example_ratings() {
     let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("ratings/example.csv");
     let features = ["halfway_ratio", "rank_clusters"];
-    let out = Command::new(env!("CARGO_BIN_EXE_boaf"))
-        .args(["regress", example.to_str().unwrap(), "--features"])
-        .arg(features.join(","))
-        .arg("--json")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let file = example.to_str().unwrap();
+    let out = boaf(
+        &["regress", file, "--features", &features.join(","), "--json"],
+        "",
     );
+    assert!(out.status.success(), "{}", text(&out.stderr));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let (x, y) = ols::csv_columns(&example, &features, "rating");
     let (beta, se) = ols::normal_equations_zscored(&x, &y);
@@ -395,22 +390,15 @@ fn boaf_regress_prints_the_table_of_the_example_ratings() {
         assert!((coefs[j]["std_error"].as_f64().unwrap() - se[j + 1]).abs() < 1e-6);
     }
     // The text table, and clear errors for what cannot be fitted.
-    let out = Command::new(env!("CARGO_BIN_EXE_boaf"))
-        .args(["regress", example.to_str().unwrap()])
-        .output()
-        .unwrap();
-    let text = String::from_utf8(out.stdout).unwrap();
-    assert!(text.starts_with("Feature"), "{text}");
-    assert!(text.contains(&format!(
+    let table = text(&boaf(&["regress", file], "").stdout);
+    assert!(table.starts_with("Feature"), "{table}");
+    assert!(table.contains(&format!(
         "{:.4}",
         v["fit"]["intercept"]["estimate"].as_f64().unwrap()
     )));
-    let out = Command::new(env!("CARGO_BIN_EXE_boaf"))
-        .args(["regress", example.to_str().unwrap(), "--features", "n"])
-        .output()
-        .unwrap();
+    let out = boaf(&["regress", file, "--features", "n"], "");
     assert!(!out.status.success());
-    let err = String::from_utf8(out.stderr).unwrap();
+    let err = text(&out.stderr);
     assert!(
         err.contains("'n' has the same value in every rating"),
         "{err}"
