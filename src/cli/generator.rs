@@ -226,7 +226,7 @@ pub fn generate(args: GenerateArgs) -> Result<ExitCode> {
         indices,
         memory_cap: args.memory_cap.0,
     };
-    let batch = Batch::start(job, workers, Some(store), Order::Batch, None);
+    let mut batch = Batch::start(job, workers, Some(store), Order::Batch, None);
 
     // Bars on a terminal: one per worker and one for the batch.
     let terminal = std::io::stderr().is_terminal();
@@ -250,7 +250,6 @@ pub fn generate(args: GenerateArgs) -> Result<ExitCode> {
     let done = new_bar(total as u64, "puzzles ".into());
 
     let mut stdout = std::io::stdout().lock();
-    let mut batch = batch;
     // An error here (stdout closed, the store not writable) ends the run:
     // dropping the batch stops its workers.
     let summary = loop {
