@@ -101,6 +101,9 @@ pub(super) struct PlayRecord {
     pub solved: bool,
     pub moves: u32,
     pub undos: u32,
+    pub restarts: u32,
+    pub hints: u32,
+    pub solution_shown: bool,
     pub seconds: f64,
 }
 
@@ -133,6 +136,9 @@ impl PlayPanel {
             solved: self.solved_by_player,
             moves: self.game.as_ref().map_or(0, Game::moves),
             undos: self.game.as_ref().map_or(0, Game::undos),
+            restarts: 0,
+            hints: 0,
+            solution_shown: self.solution_seen,
             seconds: self.seconds(),
         }
     }

@@ -1,7 +1,8 @@
 //! The ratings store: `ratings/ratings.csv`, one row per rating of a puzzle.
 //!
 //! Columns (DESIGN.md): puzzle, grid, n, energy id, every feature, rating 0–10,
-//! notes, solved, moves, undos, seconds, rater, timestamp. Each row is
+//! notes, solved, moves, undos, restarts, hints, solution_shown, seconds,
+//! rater, timestamp. Each row is
 //! written with one `write` and synced before [`RatingsStore::append`]
 //! returns, so a kill loses at most the row being written. A row cut short
 //! (the file does not end in a newline) is moved aside to `<file>.torn` before
@@ -19,12 +20,15 @@ use thiserror::Error;
 /// The columns before the features.
 const LEAD: [&str; 4] = ["puzzle", "grid", "n", "energy_id"];
 /// The columns after the features.
-const TAIL: [&str; 8] = [
+const TAIL: [&str; 11] = [
     "rating",
     "notes",
     "solved",
     "moves",
     "undos",
+    "restarts",
+    "hints",
+    "solution_shown",
     "seconds",
     "rater",
     "timestamp",
@@ -55,13 +59,22 @@ pub struct Rating {
     pub rating: f64,
     /// Free-text notes (any text; stored safe from spreadsheet formulas).
     pub notes: String,
-    /// Whether the rater solved the puzzle before rating it.
+    /// Whether the rater solved the puzzle themselves before rating it (a
+    /// solve by the solution replay does not count).
     pub solved: bool,
-    /// Moves made (undone moves included).
+    /// The rater's own moves (undone ones and redos included; never the
+    /// replay's).
     pub moves: u32,
-    /// Undos used.
+    /// The rater's own undos (a restart's take-backs are not undos).
     pub undos: u32,
-    /// Seconds spent on the puzzle.
+    /// Times the rater went back to the deal.
+    pub restarts: u32,
+    /// Hints asked for (each one the solver answered).
+    pub hints: u32,
+    /// Whether the rater asked to see the solution.
+    pub solution_shown: bool,
+    /// Seconds of active play: only while the puzzle was on screen and the
+    /// window had focus, up to the solve.
     pub seconds: f64,
     /// Who rated it.
     pub rater: String,
@@ -144,6 +157,9 @@ impl Rating {
             "solved" => self.solved.to_string(),
             "moves" => self.moves.to_string(),
             "undos" => self.undos.to_string(),
+            "restarts" => self.restarts.to_string(),
+            "hints" => self.hints.to_string(),
+            "solution_shown" => self.solution_shown.to_string(),
             "seconds" => format!("{:.1}", self.seconds),
             "rater" => self.rater.clone(),
             "timestamp" => self.timestamp.clone(),
@@ -529,7 +545,7 @@ mod tests {
     #[test]
     fn header_has_every_column_once() {
         let h = header();
-        assert_eq!(h.len(), 4 + 11 + 8);
+        assert_eq!(h.len(), 4 + 11 + 11);
         for f in Features::NAMES {
             assert_eq!(h.iter().filter(|c| *c == f).count(), 1, "{f}");
         }
