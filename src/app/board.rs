@@ -5,16 +5,43 @@
 use boaf_core::engine::state::{Move, State};
 use eframe::egui::{self, Color32, CornerRadius, FontId, Rect, Sense, Stroke, StrokeKind, Vec2};
 
+/// A card's size at scale 1: the size the board is drawn at when it fits.
 const CARD: Vec2 = Vec2::new(76.0, 106.0);
+/// The space between cards at scale 1.
 const GAP: f32 = 14.0;
+/// The board shrinks to fit the window, but not below this scale (the
+/// corners stay readable), and grows up to the larger one.
+const MIN_SCALE: f32 = 0.45;
+const MAX_SCALE: f32 = 1.6;
 
-/// The accessible name of a cell: `card KH` for a stack topped by the king
-/// of hearts, `empty cell 3` (1-based, row by row) for an empty cell.
+/// The colour of the hinted card, the start of the hint's arrow.
+const HINT_FROM: Color32 = Color32::from_rgb(0xff, 0xc1, 0x07);
+/// The colour of the hinted target, where the arrow points.
+const HINT_TO: Color32 = Color32::from_rgb(0xff, 0x6d, 0x00);
+
+/// The accessible name of a cell: `card K♥` for a stack topped by the king
+/// of hearts, `empty cell 3` (1-based, row by row) for an empty cell. Cards
+/// are named as the app shows them everywhere ([`Card::face`]).
+///
+/// [`Card::face`]: boaf_core::engine::card::Card::face
 pub fn cell_label(state: &State, cell: usize) -> String {
     match state.top(cell) {
-        Some(card) => format!("card {card}"),
+        Some(card) => format!("card {}", card.face()),
         None => format!("empty cell {}", cell + 1),
     }
+}
+
+/// A move as the app says it: `J♠ onto 10♥`.
+pub(super) fn move_text(state: &State, mv: Move) -> String {
+    let face = |cell: u8| state.top(cell as usize).map_or("?".into(), |c| c.face());
+    format!("{} onto {}", face(mv.from), face(mv.to))
+}
+
+/// The scale at which a board of `rows`×`cols` fits in `space`.
+pub(super) fn fit_scale(rows: usize, cols: usize, space: Vec2) -> f32 {
+    let w = space.x / (cols as f32 * (CARD.x + GAP) + GAP);
+    let h = space.y / (rows as f32 * (CARD.y + GAP) + GAP);
+    w.min(h).clamp(MIN_SCALE, MAX_SCALE)
 }
 
 /// What the person did to the board this frame.
@@ -53,7 +80,9 @@ fn paint_cell(
     cell: usize,
     border: Option<Color32>,
 ) {
-    let radius = CornerRadius::same(8);
+    // Everything on the face scales with the card.
+    let k = rect.width() / CARD.x;
+    let radius = CornerRadius::same((8.0 * k) as u8);
     match state.top(cell) {
         Some(card) => {
             painter.rect(
@@ -64,38 +93,37 @@ fn paint_cell(
                 StrokeKind::Inside,
             );
             let color = suit_color(card.is_red());
-            let corner = format!("{}{}", rank_text(card.rank_char()), card.suit_symbol());
             painter.text(
-                rect.left_top() + Vec2::new(7.0, 5.0),
+                rect.left_top() + Vec2::new(7.0, 5.0) * k,
                 egui::Align2::LEFT_TOP,
-                &corner,
-                FontId::proportional(17.0),
+                card.face(),
+                FontId::proportional(17.0 * k),
                 color,
             );
             painter.text(
-                rect.center() + Vec2::new(0.0, -2.0),
+                rect.center() + Vec2::new(0.0, -2.0) * k,
                 egui::Align2::CENTER_CENTER,
                 card.suit_symbol(),
-                FontId::proportional(40.0),
+                FontId::proportional(40.0 * k),
                 color,
             );
             let size = state.size(cell);
             if size > 1 {
                 // The stack's size: how many birds are flocked under this top.
                 let badge = Rect::from_center_size(
-                    rect.right_bottom() + Vec2::new(-16.0, -14.0),
-                    Vec2::new(24.0, 20.0),
+                    rect.right_bottom() + Vec2::new(-16.0, -14.0) * k,
+                    Vec2::new(24.0, 20.0) * k,
                 );
                 painter.rect_filled(
                     badge,
-                    CornerRadius::same(10),
+                    CornerRadius::same((10.0 * k) as u8),
                     Color32::from_rgb(0x2e, 0x5c, 0x8a),
                 );
                 painter.text(
                     badge.center(),
                     egui::Align2::CENTER_CENTER,
                     size.to_string(),
-                    FontId::proportional(13.0),
+                    FontId::proportional(13.0 * k),
                     Color32::WHITE,
                 );
             }
@@ -120,21 +148,20 @@ fn paint_cell(
     }
 }
 
-fn rank_text(rank: char) -> String {
-    // 10 reads better than T on a card face.
-    if rank == 'T' {
-        "10".into()
-    } else {
-        rank.to_string()
-    }
-}
-
-/// Draws the board and reads the person's clicks and drags.
-pub(super) fn board_ui(ui: &mut egui::Ui, state: &State, light: &Highlight) -> Option<BoardInput> {
+/// Draws the board, as large as fits in `space` (within the scale limits),
+/// and reads the person's clicks and drags.
+pub(super) fn board_ui(
+    ui: &mut egui::Ui,
+    state: &State,
+    light: &Highlight,
+    space: Vec2,
+) -> Option<BoardInput> {
     let grid = state.grid();
+    let k = fit_scale(grid.rows(), grid.cols(), space);
+    let (card, gap) = (CARD * k, GAP * k);
     let size = Vec2::new(
-        grid.cols() as f32 * (CARD.x + GAP) + GAP,
-        grid.rows() as f32 * (CARD.y + GAP) + GAP,
+        grid.cols() as f32 * (card.x + gap) + gap,
+        grid.rows() as f32 * (card.y + gap) + gap,
     );
     let (area, _) = ui.allocate_exact_size(size, Sense::hover());
     let felt = Color32::from_rgb(0x2f, 0x6b, 0x3f);
@@ -142,8 +169,8 @@ pub(super) fn board_ui(ui: &mut egui::Ui, state: &State, light: &Highlight) -> O
     let rect_of = |cell: usize| {
         let (r, c) = (grid.row(cell) as f32, grid.col(cell) as f32);
         Rect::from_min_size(
-            area.min + Vec2::new(GAP + c * (CARD.x + GAP), GAP + r * (CARD.y + GAP)),
-            CARD,
+            area.min + Vec2::new(gap + c * (card.x + gap), gap + r * (card.y + gap)),
+            card,
         )
     };
     let mut input = None;
@@ -160,15 +187,14 @@ pub(super) fn board_ui(ui: &mut egui::Ui, state: &State, light: &Highlight) -> O
         let label = cell_label(state, cell);
         response.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Button, true, &label));
         let target = light.targets.contains(&cell);
-        let hinted = light
-            .hint
-            .is_some_and(|m| m.from as usize == cell || m.to as usize == cell);
         let border = if light.selected == Some(cell) {
             Some(Color32::from_rgb(0x3d, 0x8b, 0xff))
         } else if target {
             Some(Color32::from_rgb(0x6f, 0xdc, 0x6f))
-        } else if hinted {
-            Some(Color32::from_rgb(0xff, 0xc1, 0x07))
+        } else if light.hint.is_some_and(|m| m.from as usize == cell) {
+            Some(HINT_FROM)
+        } else if light.hint.is_some_and(|m| m.to as usize == cell) {
+            Some(HINT_TO)
         } else if response.hovered() && state.top(cell).is_some() {
             Some(Color32::from_white_alpha(90))
         } else {
@@ -221,11 +247,22 @@ pub(super) fn board_ui(ui: &mut egui::Ui, state: &State, light: &Highlight) -> O
             );
         }
     }
+    if let Some(m) = light.hint {
+        // The hint's arrow says which card moves: from its centre to the target's.
+        let (from, to) = (rect_of(m.from as usize), rect_of(m.to as usize));
+        let dir = (to.center() - from.center()).normalized();
+        // Start and end inside the cards, clear of their corner text.
+        let start = from.center() + dir * card.y * 0.15;
+        let end = to.center() - dir * card.y * 0.15;
+        // Painted after the cards, so above them.
+        ui.painter()
+            .arrow(start, end - start, Stroke::new(6.0 * k, HINT_TO));
+    }
     if let (Some(cell), Some(p)) = (dragging, ui.ctx().pointer_interact_pos()) {
         // The dragged card follows the pointer, drawn above the board.
         let layer = egui::LayerId::new(egui::Order::Tooltip, egui::Id::unique("boaf-drag"));
         let painter = ui.ctx().layer_painter(layer);
-        let rect = Rect::from_center_size(p, CARD);
+        let rect = Rect::from_center_size(p, card);
         paint_cell(
             &painter,
             rect,

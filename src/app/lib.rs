@@ -19,6 +19,8 @@ mod regress;
 use boaf_core::folder::Folder;
 use boaf_core::generator::pipeline::Candidate;
 use eframe::egui;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 pub use board::cell_label;
 
@@ -61,6 +63,16 @@ impl Tab {
     }
 }
 
+/// Where the app reads the time for the play clock: a monotonic time since
+/// some fixed start. The system's clock in the app; a test's own in tests.
+pub type Clock = Arc<dyn Fn() -> Duration + Send + Sync>;
+
+/// The system's monotonic clock.
+pub fn system_clock() -> Clock {
+    let start = Instant::now();
+    Arc::new(move || start.elapsed())
+}
+
 /// A line in the status bar.
 #[derive(Clone, Debug)]
 struct Status {
@@ -89,6 +101,11 @@ impl BoafApp {
     /// The app over the files of a working folder: it loads the energies,
     /// the stored candidates, the rater's name and the ratings.
     pub fn new(folder: Folder) -> BoafApp {
+        BoafApp::with_clock(folder, system_clock())
+    }
+
+    /// As [`BoafApp::new`], with the play clock read from `clock`.
+    pub fn with_clock(folder: Folder, clock: Clock) -> BoafApp {
         let energies = energies::EnergiesPanel::load(&folder);
         let (queue, notes) = folder.read_stores();
         let mut app = BoafApp {
@@ -97,7 +114,7 @@ impl BoafApp {
             generate: generate::GeneratePanel::new(&energies),
             energies,
             current: None,
-            play: play::PlayPanel::default(),
+            play: play::PlayPanel::new(clock),
             rate: rate::RatePanel::new(&folder),
             analyze: analyze::AnalyzePanel::default(),
             regress: regress::RegressPanel::new(&folder),
@@ -108,6 +125,11 @@ impl BoafApp {
             app.say_error(first);
         }
         app
+    }
+
+    /// Makes candidate `i` (in arrival order) the one played, rated and analysed.
+    pub fn play_candidate(&mut self, i: usize) {
+        self.open(i);
     }
 
     /// The panel shown.
@@ -214,7 +236,7 @@ impl BoafApp {
             Some(i) => self.open(i),
             None => {
                 self.current = None;
-                self.play = play::PlayPanel::default();
+                self.play.clear();
                 self.say("No more candidates: generate some more.");
                 self.tab = Tab::Generate;
             }
@@ -264,6 +286,9 @@ impl BoafApp {
         }
         self.analyze.poll();
         self.play.tick(ctx);
+        // Active play only: the Play panel open in a focused window.
+        let focused = ctx.input(|i| i.focused);
+        self.play.set_shown(self.tab == Tab::Play && focused);
     }
 
     fn status_bar(&mut self, ui: &mut egui::Ui) {

@@ -1,17 +1,29 @@
 //! The Play panel: the board, undo/redo/restart, a hint, an optional
-//! "no longer solvable" notice, a solution replay, and the clock and counts
-//! that go into the rating.
+//! "no longer solvable" notice, a solution replay, keyboard shortcuts, and
+//! the play record (the player's own counts and active time) that goes into
+//! the rating.
 
-use super::BoafApp;
-use super::board::{BoardInput, Highlight, board_ui};
-use boaf_core::engine::game::Game;
+use super::board::{BoardInput, Highlight, board_ui, move_text};
+use super::{BoafApp, Clock};
+use boaf_core::engine::game::{Game, PlayClock};
 use boaf_core::engine::limits::{Cancel, Limits, SearchError};
 use boaf_core::engine::solver::{Solver, Verdict};
 use boaf_core::engine::state::{Move, State};
-use boaf_core::format;
+use boaf_core::format::{self, plural};
 use crossbeam_channel::{Receiver, TryRecvError, bounded};
-use eframe::egui;
+use eframe::egui::{self, Key, KeyboardShortcut, Modifiers};
 use std::time::{Duration, Instant};
+
+/// The height of the message line above the board: reserved even when
+/// empty, so a message never moves the board between two clicks.
+const MESSAGE_LINE: f32 = 30.0;
+
+/// The keyboard shortcuts, as listed in their tooltip.
+pub(super) const SHORTCUTS: &str = "Keyboard shortcuts:\n\
+    Ctrl+Z  undo\n\
+    Ctrl+Y or Ctrl+Shift+Z  redo\n\
+    R  restart\n\
+    H  hint";
 
 /// Time between the moves of a solution replay.
 const REPLAY_STEP: Duration = Duration::from_millis(700);
@@ -53,6 +65,7 @@ struct Replay {
 /// What the hint button found.
 #[derive(Clone, Debug, PartialEq)]
 enum Hint {
+    /// The first move of a solution, and how the app says it.
     Move(Move, String),
     NoSolution,
     /// The solver gave up (its memory cap).
@@ -60,30 +73,30 @@ enum Hint {
 }
 
 /// The Play panel's state: one game of the current candidate.
-#[derive(Default)]
 pub(super) struct PlayPanel {
     game: Option<Game>,
     selected: Option<usize>,
-    started: Option<Instant>,
-    /// Seconds on the clock when the puzzle was solved (the clock stops).
-    stopped: Option<f64>,
+    /// Active play time; runs only while the board is played (see [`PlayPanel::set_shown`]).
+    clock: PlayClock,
+    /// Where the time comes from (the system's clock, or a test's).
+    now: Clock,
     hint: Option<Hint>,
+    /// Hints shown to the player (a move, or "no solution from here").
+    hints: u32,
     /// Off by default: knowing it would spoil the play.
     warn_unsolvable: bool,
     /// Whether the position is solvable, when the notice is on.
     solvable_now: Option<bool>,
     replay: Option<Replay>,
-    /// The solution was shown, so a solve after it is not the player's.
+    /// The player asked to see the solution.
     solution_seen: bool,
-    /// Solved by the player, without the solution shown first.
-    solved_by_player: bool,
     /// Solves under way.
     solving: Vec<Solving>,
     /// To wake the UI when a solve is done.
     ctx: Option<egui::Context>,
 }
 
-/// A button of the Play panel.
+/// A button (or shortcut) of the Play panel.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 enum Action {
     Undo,
@@ -96,32 +109,76 @@ enum Action {
     CheckNow,
 }
 
-/// What a rating records about the play.
+/// What a rating records about the play: exactly what the person did.
+#[derive(Clone, Debug, PartialEq)]
 pub(super) struct PlayRecord {
+    /// Solved by one of the player's own moves.
     pub solved: bool,
+    /// Solved on the board by the solution replay (shown, not saved).
+    pub replay_solved: bool,
     pub moves: u32,
     pub undos: u32,
     pub restarts: u32,
     pub hints: u32,
     pub solution_shown: bool,
+    /// Seconds of active play.
     pub seconds: f64,
 }
 
 impl PlayPanel {
-    /// A fresh game of a deal.
+    /// A panel with no game, timed by `now`.
+    pub(super) fn new(now: Clock) -> PlayPanel {
+        PlayPanel {
+            game: None,
+            selected: None,
+            clock: PlayClock::default(),
+            now,
+            hint: None,
+            hints: 0,
+            warn_unsolvable: false,
+            solvable_now: None,
+            replay: None,
+            solution_seen: false,
+            solving: Vec::new(),
+            ctx: None,
+        }
+    }
+
+    /// A fresh game of a deal (the notice setting stays).
     pub(super) fn start(&mut self, state: State) {
+        self.clear();
+        self.game = Some(Game::new(state));
+    }
+
+    /// No game: every count and the clock start again.
+    pub(super) fn clear(&mut self) {
         *self = PlayPanel {
-            game: Some(Game::new(state)),
             warn_unsolvable: self.warn_unsolvable,
             ctx: self.ctx.clone(),
-            ..PlayPanel::default()
+            ..PlayPanel::new(self.now.clone())
         };
     }
 
     fn seconds(&self) -> f64 {
-        self.stopped
-            .or_else(|| self.started.map(|t| t.elapsed().as_secs_f64()))
-            .unwrap_or(0.0)
+        self.clock.elapsed((self.now)()).as_secs_f64()
+    }
+
+    /// Whether a solution is being found or replayed (the board is not played then).
+    fn replaying(&self) -> bool {
+        self.replay.is_some()
+            || self
+                .solving
+                .iter()
+                .any(|s| matches!(s.purpose, Purpose::Solution { .. }))
+    }
+
+    /// Says whether the Play panel is on screen in a focused window: the
+    /// clock runs only then, and only while the puzzle is open and unsolved
+    /// and no solution is being replayed.
+    pub(super) fn set_shown(&mut self, shown: bool) {
+        let open = self.game.as_ref().is_some_and(|g| !g.is_solved());
+        let active = shown && open && !self.replaying();
+        self.clock.set_active(active, (self.now)());
     }
 
     /// Whether the position can still be solved, once the notice's solve has
@@ -130,14 +187,16 @@ impl PlayPanel {
         self.solvable_now.filter(|_| self.warn_unsolvable)
     }
 
-    /// The counts for a rating.
+    /// The record a rating saves.
     pub(super) fn record(&self) -> PlayRecord {
+        let game = self.game.as_ref();
         PlayRecord {
-            solved: self.solved_by_player,
-            moves: self.game.as_ref().map_or(0, Game::moves),
-            undos: self.game.as_ref().map_or(0, Game::undos),
-            restarts: 0,
-            hints: 0,
+            solved: game.is_some_and(Game::solved_by_player),
+            replay_solved: game.is_some_and(|g| g.ever_solved() && !g.solved_by_player()),
+            moves: game.map_or(0, Game::moves),
+            undos: game.map_or(0, Game::undos),
+            restarts: game.map_or(0, Game::restarts),
+            hints: self.hints,
             solution_shown: self.solution_seen,
             seconds: self.seconds(),
         }
@@ -196,13 +255,18 @@ impl PlayPanel {
             }
             match purpose {
                 Purpose::Hint => {
-                    self.hint = Some(match answer {
+                    let hint = match answer {
                         Ok(Verdict::Solvable(path)) if !path.is_empty() => {
-                            Hint::Move(path[0], state.move_name(path[0]))
+                            Hint::Move(path[0], move_text(&state, path[0]))
                         }
                         Ok(_) => Hint::NoSolution,
                         Err(e) => Hint::Failed(e.to_string()),
-                    });
+                    };
+                    // A hint the player saw; a failed search told them nothing.
+                    if !matches!(hint, Hint::Failed(_)) {
+                        self.hints += 1;
+                    }
+                    self.hint = Some(hint);
                 }
                 Purpose::Notice => {
                     self.solvable_now = answer.ok().map(|v| v.is_solvable());
@@ -217,7 +281,8 @@ impl PlayPanel {
                         });
                     }
                     Ok(Verdict::Unsolvable(_)) if !from_deal => {
-                        // Not from here: from the deal, then.
+                        // Not from here: from the deal, then (not counted:
+                        // the replay's restart is not the player's).
                         game.restart();
                         let deal = game.state().clone();
                         self.after_change();
@@ -280,15 +345,9 @@ impl PlayPanel {
         let Some(game) = &self.game else { return };
         self.selected = None;
         self.hint = None;
-        if !game.is_solved()
-            && let Some(secs) = self.stopped.take()
-        {
-            // Undone after solving: the clock runs on from where it stopped.
-            self.started = Some(Instant::now() - Duration::from_secs_f64(secs));
-        }
-        if game.is_solved() && self.stopped.is_none() {
-            self.stopped = Some(self.seconds());
-            self.solved_by_player |= !self.solution_seen;
+        if game.is_solved() {
+            // The clock stops at the solving move, not at the next frame.
+            self.clock.set_active(false, (self.now)());
         }
         // A new position: answers about the old one no longer apply.
         self.solving.retain(|s| s.purpose != Purpose::Hint);
@@ -308,6 +367,160 @@ impl PlayPanel {
         self.selected = None;
         self.hint = None;
         self.spawn(Purpose::Solution { from_deal: false }, state);
+        // Watching the replay is not play.
+        self.clock.set_active(false, (self.now)());
+    }
+
+    /// Carries out a button or shortcut.
+    fn act(&mut self, action: Action) {
+        match action {
+            Action::Undo => {
+                if let Some(g) = &mut self.game {
+                    g.undo();
+                }
+                self.after_change();
+            }
+            Action::Redo => {
+                if let Some(g) = &mut self.game {
+                    g.redo();
+                }
+                self.after_change();
+            }
+            Action::Restart => {
+                if let Some(g) = &mut self.game {
+                    g.restart();
+                }
+                self.after_change();
+            }
+            Action::Hint => {
+                if let Some(state) = self.game.as_ref().map(|g| g.state().clone()) {
+                    self.hint = None;
+                    self.spawn(Purpose::Hint, state);
+                }
+            }
+            Action::ShowSolution => self.show_solution(),
+            Action::StopReplay => {
+                self.solving
+                    .retain(|s| !matches!(s.purpose, Purpose::Solution { .. }));
+                self.end_replay();
+            }
+            Action::CheckNow => self.after_change(),
+        }
+    }
+
+    /// Whether an action can be taken now (a shortcut for a greyed-out
+    /// button does nothing).
+    fn allowed(&self, action: Action) -> bool {
+        let Some(game) = &self.game else { return false };
+        let replaying = self.replaying();
+        match action {
+            Action::Undo => !replaying && game.can_undo(),
+            Action::Redo => !replaying && game.can_redo(),
+            Action::Restart => !replaying,
+            Action::Hint | Action::ShowSolution => !replaying && !game.is_solved(),
+            Action::StopReplay => replaying,
+            Action::CheckNow => true,
+        }
+    }
+
+    /// The shortcut pressed this frame, if any (none while a text field has
+    /// the keyboard).
+    fn shortcut(ui: &egui::Ui) -> Option<Action> {
+        if ui.ctx().egui_wants_keyboard_input() {
+            return None;
+        }
+        let ctrl = |key| KeyboardShortcut::new(Modifiers::COMMAND, key);
+        let ctrl_shift = KeyboardShortcut::new(Modifiers::COMMAND.plus(Modifiers::SHIFT), Key::Z);
+        ui.input_mut(|i| {
+            // The more specific Ctrl+Shift+Z first: Ctrl+Z would match it too.
+            if i.consume_shortcut(&ctrl_shift) || i.consume_shortcut(&ctrl(Key::Y)) {
+                Some(Action::Redo)
+            } else if i.consume_shortcut(&ctrl(Key::Z)) {
+                Some(Action::Undo)
+            } else if i.consume_key(Modifiers::NONE, Key::R) {
+                Some(Action::Restart)
+            } else if i.consume_key(Modifiers::NONE, Key::H) {
+                Some(Action::Hint)
+            } else {
+                None
+            }
+        })
+    }
+
+    /// The line above the board: what is going on, or what was found. It is
+    /// always [`MESSAGE_LINE`] high, so the board below never moves.
+    fn message_line(&self, ui: &mut egui::Ui) -> bool {
+        let (rect, _) = ui.allocate_exact_size(
+            egui::vec2(ui.available_width(), MESSAGE_LINE),
+            egui::Sense::hover(),
+        );
+        let layout = egui::Layout::left_to_right(egui::Align::Center);
+        // A child that takes no space of its own: the line is already allocated.
+        let mut line = ui.new_child(egui::UiBuilder::new().max_rect(rect).layout(layout));
+        self.message(&mut line)
+    }
+
+    /// The message itself; true when "Rate it" was clicked.
+    fn message(&self, ui: &mut egui::Ui) -> bool {
+        let Some(game) = &self.game else { return false };
+        let record = self.record();
+        if let Some(r) = &self.replay {
+            ui.spinner();
+            ui.label(format!(
+                "Showing the solution: move {} of {}",
+                r.next.min(r.moves.len()),
+                r.moves.len()
+            ));
+        } else if self.replaying() {
+            ui.spinner();
+            ui.label("Finding a solution…");
+        } else if game.is_solved() {
+            let text = if record.solved {
+                format!(
+                    "★ Solved! ★  {}, {}, {:.0} s. Rate it in the Rate panel.",
+                    plural(record.moves as usize, "move"),
+                    plural(record.undos as usize, "undo"),
+                    record.seconds
+                )
+            } else {
+                "Solved by the solution replay.".to_string()
+            };
+            ui.label(
+                egui::RichText::new(text)
+                    .size(20.0)
+                    .strong()
+                    .color(egui::Color32::from_rgb(0x2e, 0xa0, 0x43)),
+            );
+            return ui.button("Rate it").clicked();
+        } else if self.warn_unsolvable && self.solvable_now == Some(false) {
+            ui.colored_label(
+                ui.visuals().error_fg_color,
+                "This position is no longer solvable.",
+            );
+        } else if self.is_solving(Purpose::Hint) {
+            ui.spinner();
+            ui.label("Looking for a hint…");
+        } else {
+            match &self.hint {
+                Some(Hint::Move(_, name)) => {
+                    ui.colored_label(
+                        egui::Color32::from_rgb(0xe0, 0x8a, 0x00),
+                        format!("Hint: move {name} (the arrow on the board)"),
+                    );
+                }
+                Some(Hint::NoSolution) => {
+                    ui.colored_label(
+                        ui.visuals().warn_fg_color,
+                        "Hint: no solution from here. Undo some moves.",
+                    );
+                }
+                Some(Hint::Failed(e)) => {
+                    ui.colored_label(ui.visuals().error_fg_color, format!("No hint: {e}"));
+                }
+                None => {}
+            }
+        }
+        false
     }
 }
 
@@ -328,49 +541,34 @@ impl BoafApp {
              same or adjacent rank), or drag it there. Leave one stack to win.",
         );
         let p = &mut self.play;
-        let Some(game) = &p.game else { return };
-        // The clock runs from the first time the puzzle is shown.
-        p.started.get_or_insert_with(Instant::now);
-        if p.stopped.is_none() {
+        if p.game.is_none() {
+            return;
+        }
+        if p.clock.is_running() {
+            // The time shown goes up while the player thinks.
             ui.ctx().request_repaint_after(Duration::from_secs(1));
         }
-        // A solution being found or replayed: the board is not played.
-        let replaying = p.replay.is_some()
-            || p.solving
-                .iter()
-                .any(|s| matches!(s.purpose, Purpose::Solution { .. }));
-        let mut clicked = None;
+        let replaying = p.replaying();
+        let mut clicked = PlayPanel::shortcut(ui);
         ui.horizontal(|ui| {
-            ui.add_enabled_ui(!replaying, |ui| {
-                if ui
-                    .add_enabled(game.can_undo(), egui::Button::new("Undo"))
-                    .clicked()
-                {
-                    clicked = Some(Action::Undo);
+            let mut button = |ui: &mut egui::Ui, action, text: &str, keys: &str| {
+                let b = ui.add_enabled(p.allowed(action), egui::Button::new(text));
+                if b.on_hover_text(keys).clicked() {
+                    clicked = Some(action);
                 }
-                if ui
-                    .add_enabled(game.can_redo(), egui::Button::new("Redo"))
-                    .clicked()
-                {
-                    clicked = Some(Action::Redo);
-                }
-                if ui.button("Restart").clicked() {
-                    clicked = Some(Action::Restart);
-                }
-                // Nothing to hint or show on a solved board.
-                let open = !game.is_solved();
-                if ui.add_enabled(open, egui::Button::new("Hint")).clicked() {
-                    clicked = Some(Action::Hint);
-                }
-                if ui
-                    .add_enabled(open, egui::Button::new("Show solution"))
-                    .clicked()
-                {
-                    clicked = Some(Action::ShowSolution);
-                }
-            });
-            if replaying && ui.button("Stop replay").clicked() {
-                clicked = Some(Action::StopReplay);
+            };
+            button(ui, Action::Undo, "Undo", "Ctrl+Z");
+            button(ui, Action::Redo, "Redo", "Ctrl+Y or Ctrl+Shift+Z");
+            button(ui, Action::Restart, "Restart", "R");
+            button(ui, Action::Hint, "Hint", "H: the next move of a solution");
+            button(
+                ui,
+                Action::ShowSolution,
+                "Show solution",
+                "Replays a solution; it is recorded with the rating",
+            );
+            if replaying {
+                button(ui, Action::StopReplay, "Stop replay", "");
             }
             let before = p.warn_unsolvable;
             ui.checkbox(
@@ -380,84 +578,29 @@ impl BoafApp {
             if p.warn_unsolvable && !before {
                 clicked = Some(Action::CheckNow);
             }
+            ui.weak("⌨ Shortcuts").on_hover_text(SHORTCUTS);
         });
-        match clicked {
-            Some(Action::Undo) => {
-                if let Some(g) = &mut p.game {
-                    g.undo();
-                }
-                p.after_change();
-            }
-            Some(Action::Redo) => {
-                if let Some(g) = &mut p.game {
-                    g.redo();
-                }
-                p.after_change();
-            }
-            Some(Action::Restart) => {
-                if let Some(g) = &mut p.game {
-                    g.restart();
-                }
-                p.after_change();
-            }
-            Some(Action::Hint) => {
-                if let Some(state) = p.game.as_ref().map(|g| g.state().clone()) {
-                    p.hint = None;
-                    p.spawn(Purpose::Hint, state);
-                }
-            }
-            Some(Action::ShowSolution) => p.show_solution(),
-            Some(Action::StopReplay) => {
-                p.solving
-                    .retain(|s| !matches!(s.purpose, Purpose::Solution { .. }));
-                p.end_replay();
-            }
-            Some(Action::CheckNow) => p.after_change(),
-            None => {}
+        if let Some(action) = clicked.filter(|&a| p.allowed(a)) {
+            p.act(action);
         }
         let Some(game) = &p.game else { return };
+        let record = p.record();
         ui.horizontal(|ui| {
             ui.label(format!(
-                "Moves {} · undos {} · stacks left {} · time {:.0} s",
-                game.moves(),
-                game.undos(),
-                game.state().stack_count(),
-                p.seconds()
+                "{} · {} · {} · {} · {} left · {:.0} s",
+                plural(record.moves as usize, "move"),
+                plural(record.undos as usize, "undo"),
+                plural(record.restarts as usize, "restart"),
+                plural(record.hints as usize, "hint"),
+                plural(game.state().stack_count(), "stack"),
+                record.seconds
             ));
             if p.solution_seen {
                 ui.weak("(solution shown)");
             }
         });
-        if p.is_solving(Purpose::Hint) {
-            ui.horizontal(|ui| {
-                ui.spinner();
-                ui.label("Looking for a hint…");
-            });
-        }
-        match &p.hint {
-            Some(Hint::Move(_, name)) => {
-                ui.colored_label(
-                    egui::Color32::from_rgb(0xe0, 0xa8, 0x00),
-                    format!("Hint: {name}"),
-                );
-            }
-            Some(Hint::NoSolution) => {
-                ui.colored_label(
-                    ui.visuals().warn_fg_color,
-                    "Hint: no solution from here. Undo some moves.",
-                );
-            }
-            Some(Hint::Failed(e)) => {
-                ui.colored_label(ui.visuals().error_fg_color, format!("No hint: {e}"));
-            }
-            None => {}
-        }
-        if p.warn_unsolvable && p.solvable_now == Some(false) && !game.is_solved() {
-            ui.colored_label(
-                ui.visuals().error_fg_color,
-                "This position is no longer solvable.",
-            );
-        }
+        let rate_it = p.message_line(ui);
+        let Some(game) = &p.game else { return };
         let targets = p.selected.map(|s| game.targets(s)).unwrap_or_default();
         let light = Highlight {
             selected: p.selected,
@@ -468,14 +611,17 @@ impl BoafApp {
             },
         };
         let state = game.state().clone();
-        let solved = game.is_solved();
-        let (moves, undos) = (game.moves(), game.undos());
-        let input = if replaying || solved {
+        // As large as the visible space below allows.
+        let space = egui::vec2(
+            ui.available_width(),
+            ui.clip_rect().bottom() - ui.cursor().top() - 8.0,
+        );
+        let input = if replaying || game.is_solved() {
             // A finished or replaying board is shown, not played.
-            ui.add_enabled_ui(false, |ui| board_ui(ui, &state, &light));
+            ui.add_enabled_ui(false, |ui| board_ui(ui, &state, &light, space));
             None
         } else {
-            board_ui(ui, &state, &light)
+            board_ui(ui, &state, &light, space)
         };
         match input {
             Some(BoardInput::Picked(cell)) => {
@@ -486,25 +632,8 @@ impl BoafApp {
             Some(BoardInput::Cancel) => p.selected = None,
             None => {}
         }
-        if solved {
-            ui.add_space(8.0);
-            let text = if p.solved_by_player {
-                format!(
-                    "★ Solved! ★  {moves} moves, {undos} undos, {:.0} s. Rate it in the Rate panel.",
-                    p.seconds()
-                )
-            } else {
-                "Solved by the solution replay.".to_string()
-            };
-            ui.label(
-                egui::RichText::new(text)
-                    .size(22.0)
-                    .strong()
-                    .color(egui::Color32::from_rgb(0x2e, 0xa0, 0x43)),
-            );
-            if ui.button("Rate it").clicked() {
-                self.tab = super::Tab::Rate;
-            }
+        if rate_it {
+            self.tab = super::Tab::Rate;
         }
     }
 }

@@ -1,9 +1,13 @@
-//! The Rate panel: a rating from 0 to 10, notes and the rater's name, saved
-//! as one synced row of `ratings/ratings.csv`; Skip moves on.
+//! The Rate panel: the puzzle and the play record it will save, a rating
+//! from 0 to 10, notes and the rater's name, saved as one synced row of
+//! `ratings/ratings.csv`; Skip moves on.
 
 use super::BoafApp;
+use super::board::{Highlight, board_ui};
+use super::play::PlayRecord;
 use boaf_core::durable::write_atomically;
 use boaf_core::folder::Folder;
+use boaf_core::format::plural;
 use boaf_core::generator::pipeline::utc_now;
 use boaf_core::study::ratings::{Rating, RatingsStore};
 use eframe::egui;
@@ -45,15 +49,27 @@ impl BoafApp {
         };
         let record = self.play.record();
         ui.label(format!(
-            "Candidate #{number} · {} cards · {} · {}",
-            c.n,
-            c.energy_id,
-            if record.solved {
-                format!("solved in {} moves", record.moves)
-            } else {
-                format!("not solved ({} moves so far)", record.moves)
-            }
+            "Candidate #{number} · {} cards · {}",
+            c.n, c.energy_id
         ));
+        ui.horizontal_top(|ui| {
+            if let Ok(deal) = c.state() {
+                let light = Highlight {
+                    selected: None,
+                    targets: &[],
+                    hint: None,
+                };
+                // The deal, to recall which puzzle this was; not played here.
+                ui.add_enabled_ui(false, |ui| {
+                    board_ui(ui, &deal, &light, egui::vec2(300.0, 300.0))
+                });
+            }
+            ui.vertical(|ui| {
+                ui.strong("The play record saved with the rating");
+                record_grid(ui, &record);
+            });
+        });
+        ui.separator();
         let r = &mut self.rate;
         egui::Grid::new("rate-form")
             .num_columns(2)
@@ -123,6 +139,37 @@ impl BoafApp {
             }
         }
     }
+}
+
+/// The play record, a line each, as the rating will save it.
+fn record_grid(ui: &mut egui::Ui, record: &PlayRecord) {
+    let yes_no = |b: bool| if b { "yes" } else { "no" };
+    let solved = if record.solved {
+        "yes, by you"
+    } else if record.replay_solved {
+        "no (the solution replay solved it)"
+    } else {
+        "no"
+    };
+    egui::Grid::new("play-record")
+        .num_columns(2)
+        .spacing([12.0, 4.0])
+        .show(ui, |ui| {
+            let rows = [
+                ("Solved", solved.to_string()),
+                ("Moves", plural(record.moves as usize, "move")),
+                ("Undos", plural(record.undos as usize, "undo")),
+                ("Restarts", plural(record.restarts as usize, "restart")),
+                ("Hints", plural(record.hints as usize, "hint")),
+                ("Solution shown", yes_no(record.solution_shown).to_string()),
+                ("Active time", format!("{:.0} s", record.seconds)),
+            ];
+            for (name, value) in rows {
+                ui.weak(name);
+                ui.label(value);
+                ui.end_row();
+            }
+        });
 }
 
 /// Appends a rating to the ratings file; says what happened.

@@ -6,6 +6,16 @@
 /// How a missing number shows.
 pub const MISSING: &str = "—";
 
+/// A count and its noun, singular for one: `1 move`, `2 moves`. Nouns
+/// whose plural is not `+s` give it after a `|`: `plural(2, "candidate is|candidates are")`.
+pub fn plural(count: usize, noun: &str) -> String {
+    let (one, many) = match noun.split_once('|') {
+        Some((one, many)) => (one.to_string(), many.to_string()),
+        None => (noun.to_string(), format!("{noun}s")),
+    };
+    format!("{count} {}", if count == 1 { one } else { many })
+}
+
 /// A number for a label or a table cell: whole numbers as they are, tiny
 /// ones (below 0.001) in scientific notation, others with 4 decimals.
 pub fn number(v: Option<f64>) -> String {
@@ -40,6 +50,15 @@ pub fn p_value(p: Option<f64>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn plurals_read_as_english() {
+        assert_eq!(plural(1, "move"), "1 move");
+        assert_eq!(plural(0, "move"), "0 moves");
+        assert_eq!(plural(11, "undo"), "11 undos");
+        assert_eq!(plural(1, "rating is|ratings are"), "1 rating is");
+        assert_eq!(plural(3, "rating is|ratings are"), "3 ratings are");
+    }
 
     #[test]
     fn one_mark_for_every_missing_number() {

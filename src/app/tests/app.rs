@@ -65,6 +65,19 @@ fn wait_for_label(h: &mut Harness<'_, BoafApp>, label: &str) {
     }
 }
 
+/// As [`wait_for_label`], for a label that contains `text`.
+fn wait_for_label_contains(h: &mut Harness<'_, BoafApp>, text: &str) {
+    let start = Instant::now();
+    while h.query_by_label_contains(text).is_none() {
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "no label with '{text}' showed"
+        );
+        h.step();
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 /// Generates one 6-card puzzle through the Generate panel's Start button.
 fn generate_one(h: &mut Harness<'_, BoafApp>) {
     h.state_mut().set_generation(6, 1, 11, 1);
@@ -305,8 +318,12 @@ fn hint_undo_redo_and_the_solution_replay() {
     // The hint names the first move of a solution from here (found in a
     // thread of its own, so the test steps until it is shown).
     h.get_by_label("Hint").click();
-    let name = format!("Hint: {}", deal.move_name(path[0]));
-    wait_for_label(&mut h, &name);
+    let name = format!(
+        "Hint: move {} onto {}",
+        deal.top(path[0].from as usize).unwrap().face(),
+        deal.top(path[0].to as usize).unwrap().face()
+    );
+    wait_for_label_contains(&mut h, &name);
     // A move, undone and redone.
     let mv = path[0];
     h.get_by_label(&cell_label(&deal, mv.from as usize)).click();
@@ -314,18 +331,18 @@ fn hint_undo_redo_and_the_solution_replay() {
     h.get_by_label(&cell_label(&deal, mv.to as usize)).click();
     h.run();
     let after = deal.apply(mv).unwrap();
-    let stacks = |s: &boaf_core::State| format!("stacks left {}", s.stack_count());
+    let stacks = |s: &boaf_core::State| format!("{} stacks left", s.stack_count());
     assert!(h.query_by_label_contains(&stacks(&after)).is_some());
     h.get_by_label("Undo").click();
     h.run();
-    assert!(h.query_by_label_contains("Moves 1 · undos 1").is_some());
+    assert!(h.query_by_label_contains("1 move · 1 undo ·").is_some());
     assert!(
         h.query_by_label(&cell_label(&deal, mv.to as usize))
             .is_some()
     );
     h.get_by_label("Redo").click();
     h.run();
-    assert!(h.query_by_label_contains("Moves 2 · undos 1").is_some());
+    assert!(h.query_by_label_contains("2 moves · 1 undo ·").is_some());
     // With the notice on, a move into a dead end is called out.
     h.get_by_label("Undo").click();
     h.run();
@@ -355,5 +372,8 @@ fn hint_undo_redo_and_the_solution_replay() {
     // from the deal, since this position has none.
     h.get_by_label("Show solution").click();
     wait_for_label(&mut h, "Solved by the solution replay.");
-    assert!(h.query_by_label_contains("Moves 3 · undos 2").is_some());
+    assert!(
+        h.query_by_label_contains("3 moves · 2 undos · 0 restarts · 1 hint ·")
+            .is_some()
+    );
 }

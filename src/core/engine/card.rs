@@ -54,6 +54,19 @@ impl Card {
         SUITS[self.suit() as usize] as char
     }
 
+    /// The rank as players write it: `10` for ten, else its character.
+    pub fn rank_text(self) -> String {
+        match self.rank_char() {
+            'T' => "10".to_string(),
+            c => c.to_string(),
+        }
+    }
+
+    /// The card as the app shows it everywhere: rank text and suit symbol, `10♥`.
+    pub fn face(self) -> String {
+        format!("{}{}", self.rank_text(), self.suit_symbol())
+    }
+
     /// The suit as a symbol, for display: ♣ ♦ ♥ ♠.
     pub fn suit_symbol(self) -> char {
         ['♣', '♦', '♥', '♠'][self.suit() as usize]

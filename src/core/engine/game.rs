@@ -1,7 +1,9 @@
 //! A game being played by a person: the moves made, undo and redo, and the
-//! counts a rating records. Pure: the app draws it and feeds it clicks.
+//! counts a rating records; and the clock of active play. Pure: the app draws
+//! it, feeds it clicks and tells it the time.
 
 use crate::engine::state::{Move, State, StateError};
+use std::time::Duration;
 
 /// One play of one puzzle.
 #[derive(Clone, Debug)]
@@ -12,12 +14,16 @@ pub struct Game {
     played: Vec<Move>,
     /// Moves undone, most recent last, for redo.
     redo: Vec<Move>,
-    /// Every move made, undone ones and redos included.
+    /// The player's moves, undone ones and redos included.
     moves: u32,
-    /// Undos used (a restart counts each move it takes back).
+    /// The player's undos (a restart is counted as one restart instead).
     undos: u32,
+    /// The player's restarts that took something back.
+    restarts: u32,
     /// Whether the puzzle was solved at any point of this play.
     ever_solved: bool,
+    /// Whether one of the player's own moves solved it (not a replay's).
+    solved_by_player: bool,
     /// Whether moves and undos count (not while a solution is replayed).
     counting: bool,
 }
@@ -32,7 +38,9 @@ impl Game {
             redo: Vec::new(),
             moves: 0,
             undos: 0,
+            restarts: 0,
             ever_solved,
+            solved_by_player: false,
             counting: true,
         }
     }
@@ -76,22 +84,28 @@ impl Game {
 
     fn push(&mut self, mv: Move, next: State) {
         self.ever_solved |= next.is_solved();
-        self.states.push(next);
-        self.played.push(mv);
         if self.counting {
             self.moves += 1;
+            self.solved_by_player |= next.is_solved();
         }
+        self.states.push(next);
+        self.played.push(mv);
     }
 
     /// Takes back the last move; false if there is none.
     pub fn undo(&mut self) -> bool {
+        let taken = self.take_back();
+        if taken && self.counting {
+            self.undos += 1;
+        }
+        taken
+    }
+
+    fn take_back(&mut self) -> bool {
         match self.played.pop() {
             Some(mv) => {
                 self.states.pop();
                 self.redo.push(mv);
-                if self.counting {
-                    self.undos += 1;
-                }
                 true
             }
             None => false,
@@ -112,9 +126,16 @@ impl Game {
         }
     }
 
-    /// Back to the deal; the moves taken back count as undos and can be redone.
+    /// Back to the deal; the moves taken back can be redone. It counts as
+    /// one restart (when it took anything back), not as undos.
     pub fn restart(&mut self) {
-        while self.undo() {}
+        let mut any = false;
+        while self.take_back() {
+            any = true;
+        }
+        if any && self.counting {
+            self.restarts += 1;
+        }
     }
 
     /// Stops (or restarts) counting moves and undos: a replayed solution is
@@ -143,14 +164,61 @@ impl Game {
         self.ever_solved
     }
 
-    /// Moves made, undone ones included.
+    /// Whether one of the player's own moves solved the puzzle (moves made
+    /// while not counting, such as a replay's, do not).
+    pub fn solved_by_player(&self) -> bool {
+        self.solved_by_player
+    }
+
+    /// The player's moves, undone ones and redos included.
     pub fn moves(&self) -> u32 {
         self.moves
     }
 
-    /// Undos used.
+    /// The player's undos.
     pub fn undos(&self) -> u32 {
         self.undos
+    }
+
+    /// The player's restarts.
+    pub fn restarts(&self) -> u32 {
+        self.restarts
+    }
+}
+
+/// The clock of active play: it runs only while told the play is active
+/// (the puzzle on screen, the window focused, not solved), so time spent
+/// elsewhere is not counted. The caller gives the time, which keeps it
+/// testable with any clock.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PlayClock {
+    /// Time counted in earlier active spans.
+    total: Duration,
+    /// When the current active span began, if one is running.
+    since: Option<Duration>,
+}
+
+impl PlayClock {
+    /// Says whether play is active at time `now`: starts or stops the clock.
+    pub fn set_active(&mut self, active: bool, now: Duration) {
+        match (self.since, active) {
+            (None, true) => self.since = Some(now),
+            (Some(start), false) => {
+                self.total += now.saturating_sub(start);
+                self.since = None;
+            }
+            _ => {}
+        }
+    }
+
+    /// Whether the clock is running.
+    pub fn is_running(&self) -> bool {
+        self.since.is_some()
+    }
+
+    /// Active time up to `now`.
+    pub fn elapsed(&self, now: Duration) -> Duration {
+        self.total + self.since.map_or(Duration::ZERO, |s| now.saturating_sub(s))
     }
 }
 
@@ -180,13 +248,16 @@ mod tests {
         assert_eq!((g.moves(), g.undos()), (5, 2));
         g.restart();
         assert_eq!(g.state(), &deal);
-        assert_eq!(g.undos(), 5);
+        // A restart is one restart, not three undos; one at the deal is none.
+        assert_eq!((g.undos(), g.restarts()), (2, 1));
+        g.restart();
+        assert_eq!(g.restarts(), 1);
         for &mv in &path {
             let from = mv.from as usize;
             assert!(g.targets(from).contains(&(mv.to as usize)));
             g.play(mv).unwrap();
         }
-        assert!(g.is_solved() && g.ever_solved());
+        assert!(g.is_solved() && g.ever_solved() && g.solved_by_player());
         assert_eq!(g.played(), &path[..]);
         // An illegal move changes nothing.
         let before = g.moves();
@@ -196,6 +267,50 @@ mod tests {
         g.set_counting(false);
         g.restart();
         g.play(path[0]).unwrap();
-        assert_eq!((g.moves(), g.undos()), (before, 5));
+        assert_eq!((g.moves(), g.undos(), g.restarts()), (before, 2, 1));
+    }
+
+    #[test]
+    fn a_replay_solve_is_not_the_players() {
+        let deal = parse_state("TH5HKSTC6SACTS6C6HQD4SJDJS3C5D3S", None).unwrap();
+        let Verdict::Solvable(path) = solve(&deal).unwrap() else {
+            panic!("deal 1 is solvable");
+        };
+        let mut g = Game::new(deal);
+        g.play(path[0]).unwrap();
+        g.set_counting(false);
+        for &mv in &path[1..] {
+            g.play(mv).unwrap();
+        }
+        g.set_counting(true);
+        assert!(g.ever_solved() && !g.solved_by_player());
+        assert_eq!(g.moves(), 1);
+        // Taking the replay back with a restart is one restart, no undos.
+        g.restart();
+        assert_eq!((g.undos(), g.restarts()), (0, 1));
+        // Solving it afterwards with the player's own moves counts.
+        for &mv in &path {
+            g.play(mv).unwrap();
+        }
+        assert!(g.solved_by_player());
+        assert_eq!(g.moves(), 1 + path.len() as u32);
+    }
+
+    #[test]
+    fn the_play_clock_counts_only_active_spans() {
+        let s = Duration::from_secs;
+        let mut c = PlayClock::default();
+        assert_eq!(c.elapsed(s(5)), Duration::ZERO);
+        c.set_active(true, s(10));
+        assert_eq!(c.elapsed(s(13)), s(3));
+        // Told again that it is active: the span goes on from 10.
+        c.set_active(true, s(14));
+        c.set_active(false, s(16));
+        assert!(!c.is_running());
+        // Away for 100 s: nothing counted.
+        assert_eq!(c.elapsed(s(116)), s(6));
+        c.set_active(true, s(116));
+        c.set_active(false, s(120));
+        assert_eq!(c.elapsed(s(500)), s(10));
     }
 }

@@ -1,4 +1,4 @@
-//! Research notation: cards (`TH`), states (the row-major cell string
+//! Research notation: cards (`TH`, or `10H` on input), states (the row-major cell string
 //! `TH5HKSTC…` with `--` for an empty cell, or a grid of lines as printed in
 //! seed 001), and moves (`JS-JC`). Bad input gets a [`ParseError`] that says
 //! what is wrong and where (1-based line and column).
@@ -15,23 +15,25 @@ pub enum ParseErrorKind {
     #[error("the input is empty")]
     Empty,
     /// A compact state of the wrong length.
-    #[error("a {grid} state needs {expected} characters (2 per cell), found {found}")]
+    #[error(
+        "a {grid} state needs {expected} characters (2 per cell, 3 for a 10 like 10H), found {found}"
+    )]
     WrongLength {
         /// The grid the state is read for.
         grid: Grid,
-        /// Characters needed.
+        /// Characters needed (one more for each `10` read).
         expected: usize,
         /// Characters found.
         found: usize,
     },
     /// A character that is not a rank.
-    #[error("unknown rank '{0}' (ranks are A23456789TJQK)")]
+    #[error("unknown rank '{0}' (ranks are A23456789TJQK, and 10 for T)")]
     UnknownRank(char),
     /// A character that is not a suit.
     #[error("unknown suit '{0}' (suits are CDHS)")]
     UnknownSuit(char),
     /// A grid token that is not two characters.
-    #[error("'{0}' is not a card (like TH) or an empty cell (-- or ..)")]
+    #[error("'{0}' is not a card (like TH or 10H) or an empty cell (-- or ..)")]
     BadToken(String),
     /// The same card twice.
     #[error("{card} appears twice (first at line {first_line}, column {first_column})")]
@@ -120,9 +122,16 @@ struct Token<'a> {
     column: usize,
 }
 
-/// Reads one cell token: a card or an empty cell.
+/// Reads one cell token: a card (`TH`, or `10H` as players write it) or an
+/// empty cell.
 fn cell_token(t: &Token) -> Result<Option<Card>, ParseError> {
-    let chars: Vec<char> = t.text.chars().collect();
+    let mut chars: Vec<char> = t.text.chars().collect();
+    if chars.len() == 3 && chars[0] == '1' && chars[1] == '0' {
+        chars = vec!['T', chars[2]];
+    } else if chars.len() == 3 && chars[0] == '1' {
+        // `1x…`: a 1 that does not start a 10.
+        return Err(err(t.line, t.column, ParseErrorKind::UnknownRank('1')));
+    }
     if chars.len() != 2 {
         return Err(err(
             t.line,
@@ -135,8 +144,10 @@ fn cell_token(t: &Token) -> Result<Option<Card>, ParseError> {
     }
     let rank = rank_from_char(chars[0])
         .ok_or_else(|| err(t.line, t.column, ParseErrorKind::UnknownRank(chars[0])))?;
+    // The suit is the token's last character, after `1`, `0` for a 10.
+    let suit_column = t.column + t.text.chars().count() - 1;
     let suit = suit_from_char(chars[1])
-        .ok_or_else(|| err(t.line, t.column + 1, ParseErrorKind::UnknownSuit(chars[1])))?;
+        .ok_or_else(|| err(t.line, suit_column, ParseErrorKind::UnknownSuit(chars[1])))?;
     Ok(Some(Card::new(rank, suit)))
 }
 
@@ -212,27 +223,21 @@ pub fn parse_state(text: &str, grid: Option<Grid>) -> Result<State, ParseError> 
             .rsplit('\n')
             .next()
             .map_or(0, |s| s.chars().count());
-        let chars: Vec<(usize, char)> = trimmed.char_indices().collect();
-        if chars.len() != 2 * grid.cells() {
+        let tokens = compact_tokens(trimmed, line, start_col);
+        let found = trimmed.chars().count();
+        // A 10 takes one character more than the other ranks.
+        let tens = tokens.iter().filter(|t| t.text.starts_with("10")).count();
+        if tokens.len() != grid.cells() || found != 2 * grid.cells() + tens {
             return Err(err(
                 line,
                 start_col,
                 ParseErrorKind::WrongLength {
                     grid,
-                    expected: 2 * grid.cells(),
-                    found: chars.len(),
+                    expected: 2 * grid.cells() + tens,
+                    found,
                 },
             ));
         }
-        let tokens = chars
-            .chunks(2)
-            .enumerate()
-            .map(|(i, pair)| Token {
-                text: &trimmed[pair[0].0..pair[1].0 + pair[1].1.len_utf8()],
-                line,
-                column: start_col + 2 * i,
-            })
-            .collect();
         (grid, tokens)
     };
     if let Some(want) = grid
@@ -275,6 +280,29 @@ pub fn parse_state(text: &str, grid: Option<Grid>) -> Result<State, ParseError> 
         ));
     }
     Ok(State::new(found_grid, &cells).expect("cells checked above"))
+}
+
+/// Splits the compact form into cell tokens: two characters each, three
+/// for a card written with `10`.
+fn compact_tokens(text: &str, line: usize, start_col: usize) -> Vec<Token<'_>> {
+    let mut tokens = Vec::new();
+    let mut column = start_col;
+    let mut rest = text;
+    while !rest.is_empty() {
+        let width = if rest.starts_with("10") { 3 } else { 2 };
+        let end = rest
+            .char_indices()
+            .nth(width)
+            .map_or(rest.len(), |(i, _)| i);
+        tokens.push(Token {
+            text: &rest[..end],
+            line,
+            column,
+        });
+        column += width;
+        rest = &rest[end..];
+    }
+    tokens
 }
 
 /// Splits the grid form into tokens and finds its shape.
@@ -480,6 +508,36 @@ mod tests {
             parse_state("  \n ", None).unwrap_err().kind,
             ParseErrorKind::Empty
         );
+    }
+
+    #[test]
+    fn ten_reads_as_t_everywhere() {
+        let t = parse_state("TH5HKSTC6SACTS6C6HQD4SJDJS3C5D3S", None).unwrap();
+        let tens = "10H5HKS10C6SAC10S6C6HQD4SJDJS3C5D3S";
+        assert_eq!(parse_state(tens, None).unwrap(), t);
+        let grid = "10H 5H KS 10c\n6S AC 10S 6C\n6H QD 4S JD\nJS 3C 5D 3S";
+        assert_eq!(parse_state(grid, None).unwrap(), t);
+        assert_eq!(parse_card("10h").unwrap(), parse_card("TH").unwrap());
+        assert_eq!(
+            parse_move("JS-10H").unwrap(),
+            (parse_card("JS").unwrap(), parse_card("TH").unwrap())
+        );
+        assert_eq!(parse_move("10S→10C").unwrap().1.to_string(), "TC");
+        // Errors still say where: the suit of a 10 is its third character.
+        let e = parse_state("10X5HKS10C6SAC10S6C6HQD4SJDJS3C5D3S", None).unwrap_err();
+        assert_eq!((e.column, e.kind), (3, ParseErrorKind::UnknownSuit('X')));
+        let e = parse_state("5H 11H", None).unwrap_err();
+        assert_eq!((e.column, e.kind), (4, ParseErrorKind::UnknownRank('1')));
+        // One character short, with a 10 in it.
+        let e = parse_state("10H5HKS10C6SAC10S6C6HQD4SJDJS3C5D3", None).unwrap_err();
+        assert!(matches!(
+            e.kind,
+            ParseErrorKind::WrongLength {
+                expected: 35,
+                found: 34,
+                ..
+            }
+        ));
     }
 
     #[test]

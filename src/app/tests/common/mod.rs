@@ -1,0 +1,96 @@
+//! What the app's test files share: a working folder, a harness over the
+//! real app with a clock the test moves, and steppers that never hang.
+
+#![allow(dead_code)] // Each test file uses its own part.
+
+#[path = "../../../core/tests/common/temp.rs"]
+pub mod temp;
+
+use boaf_app::{BoafApp, Clock, system_clock};
+use boaf_core::folder::Folder;
+use eframe::egui;
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+pub use temp::TempDir;
+
+/// A working folder for one test, removed when the test ends.
+pub fn temp_root(name: &str) -> TempDir {
+    TempDir::new(&format!("app-{name}"))
+}
+
+/// A clock that moves only when the test says so.
+#[derive(Clone, Default)]
+pub struct TestClock(Arc<AtomicU64>);
+
+impl TestClock {
+    /// Moves the clock on.
+    pub fn advance(&self, by: Duration) {
+        self.0.fetch_add(by.as_millis() as u64, Ordering::SeqCst);
+    }
+
+    /// The clock as the app reads it.
+    pub fn clock(&self) -> Clock {
+        let ms = self.0.clone();
+        Arc::new(move || Duration::from_millis(ms.load(Ordering::SeqCst)))
+    }
+}
+
+/// The app over a folder, in a window of `size`, timed by `clock`.
+pub fn harness_with(root: &TempDir, size: egui::Vec2, clock: Clock) -> Harness<'static, BoafApp> {
+    let app = BoafApp::with_clock(Folder::new(root.path()), clock);
+    Harness::builder()
+        .with_size(size)
+        // Spinners repaint while work runs; settling takes a few frames more.
+        .with_max_steps(100)
+        .build_ui_state(|ui, app: &mut BoafApp| app.show(ui), app)
+}
+
+/// The app over a folder in a tall window, on the system clock.
+pub fn harness(root: &TempDir) -> Harness<'static, BoafApp> {
+    harness_with(root, egui::vec2(1280.0, 1400.0), system_clock())
+}
+
+/// Steps the app (it never blocks) until `done` holds, or fails after `limit`.
+pub fn step_until(h: &mut Harness<'_, BoafApp>, limit: Duration, done: impl Fn(&BoafApp) -> bool) {
+    let start = Instant::now();
+    while !done(h.state()) {
+        assert!(
+            start.elapsed() < limit,
+            "timed out; status: {:?}",
+            h.state().status_text()
+        );
+        h.step();
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    h.run();
+}
+
+/// Steps the app until a label containing `text` shows (work in threads, a
+/// replay in real time), or fails after 30 s.
+pub fn wait_for_label_contains(h: &mut Harness<'_, BoafApp>, text: &str) {
+    let start = Instant::now();
+    while h.query_by_label_contains(text).is_none() {
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "no label with '{text}' showed; status: {:?}",
+            h.state().status_text()
+        );
+        h.step();
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Generates one 6-card puzzle through the Generate panel's Start button.
+pub fn generate_one(h: &mut Harness<'_, BoafApp>) {
+    h.state_mut().set_generation(6, 1, 11, 1);
+    h.run();
+    h.get_by_label("Start").click();
+    h.run_steps(2);
+    assert!(h.state().is_generating(), "Start began a generation");
+    step_until(h, Duration::from_secs(60), |app| {
+        !app.candidates().is_empty() && !app.is_generating()
+    });
+}

@@ -1,0 +1,251 @@
+//! The Play and Rate panels, driven through the real app with kittest and a
+//! clock the test moves: the saved play record is exactly what the person
+//! did, the board holds still and fits the window, and the shortcuts work.
+
+mod common;
+
+use boaf_app::{BoafApp, Tab, cell_label};
+use boaf_core::engine::notation::{parse_state, to_compact};
+use boaf_core::engine::solver::{Verdict, solve};
+use boaf_core::engine::state::{Move, State};
+use boaf_core::folder::Folder;
+use boaf_core::generator::store::PuzzleStore;
+use boaf_core::study::ratings::read_ratings;
+use common::*;
+use eframe::egui::{self, Key, Modifiers};
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use std::time::Duration;
+
+fn secs(s: u64) -> Duration {
+    Duration::from_secs(s)
+}
+
+/// Plays a move by clicking its stack, then its target.
+fn click_move(h: &mut Harness<'_, BoafApp>, state: &State, mv: Move) {
+    h.get_by_label(&cell_label(state, mv.from as usize)).click();
+    h.run();
+    h.get_by_label(&cell_label(state, mv.to as usize)).click();
+    h.run();
+}
+
+/// The open candidate's deal and a solution of it.
+fn deal_and_path(h: &Harness<'_, BoafApp>) -> (State, Vec<Move>) {
+    let deal = h.state().current().unwrap().state().unwrap();
+    let Ok(Verdict::Solvable(path)) = solve(&deal) else {
+        panic!("the candidate is solvable");
+    };
+    (deal, path)
+}
+
+fn press(h: &mut Harness<'_, BoafApp>, modifiers: Modifiers, key: Key) {
+    h.key_press_modifiers(modifiers, key);
+    h.run();
+}
+
+fn stats(h: &Harness<'_, BoafApp>, text: &str) -> bool {
+    h.query_by_label_contains(text).is_some()
+}
+
+#[test]
+fn the_saved_row_is_exactly_what_the_player_did() {
+    let root = temp_root("record");
+    let time = TestClock::default();
+    let mut h = harness_with(&root, egui::vec2(1280.0, 1400.0), time.clock());
+    generate_one(&mut h);
+    h.get_by_label("Play").click();
+    h.run();
+    let (deal, path) = deal_and_path(&h);
+    assert!(path.len() >= 2, "a puzzle of a few moves");
+    // 4 s of play, then a move, undone and redone by keyboard, twice.
+    time.advance(secs(4));
+    click_move(&mut h, &deal, path[0]);
+    press(&mut h, Modifiers::COMMAND, Key::Z);
+    assert!(stats(&h, "1 move · 1 undo · 0 restarts"));
+    press(&mut h, Modifiers::COMMAND.plus(Modifiers::SHIFT), Key::Z);
+    press(&mut h, Modifiers::COMMAND, Key::Z);
+    press(&mut h, Modifiers::COMMAND, Key::Y);
+    assert!(stats(&h, "3 moves · 2 undos · 0 restarts · 0 hints"));
+    // A hint by keyboard, named as the app shows cards, with the card that moves first.
+    let after = deal.apply(path[0]).unwrap();
+    let Ok(Verdict::Solvable(rest)) = solve(&after) else {
+        panic!("the first move of a solution leaves it solvable");
+    };
+    press(&mut h, Modifiers::NONE, Key::H);
+    let hint = format!(
+        "Hint: move {} onto {}",
+        after.top(rest[0].from as usize).unwrap().face(),
+        after.top(rest[0].to as usize).unwrap().face()
+    );
+    wait_for_label_contains(&mut h, &hint);
+    // Time on another tab, or with the window out of focus, is not play.
+    h.get_by_label("Generate").click();
+    h.run();
+    time.advance(secs(100));
+    h.get_by_label("Play").click();
+    h.run();
+    h.input_mut().focused = false;
+    h.run();
+    time.advance(secs(50));
+    h.input_mut().focused = true;
+    h.run();
+    time.advance(secs(3));
+    // The solution, replayed: watching it is neither play nor the player's moves.
+    h.get_by_label("Show solution").click();
+    h.step();
+    time.advance(secs(20));
+    wait_for_label_contains(&mut h, "Solved by the solution replay.");
+    time.advance(secs(20));
+    assert!(stats(
+        &h,
+        "3 moves · 2 undos · 0 restarts · 1 hint · 1 stack left · 7 s"
+    ));
+    h.get_by_label("Rate").click();
+    h.run();
+    assert!(stats(&h, "no (the solution replay solved it)"));
+    h.get_by_label("Play").click();
+    h.run();
+    // A restart is one restart, not undos of the replay's moves; then the
+    // player solves it.
+    press(&mut h, Modifiers::NONE, Key::R);
+    assert!(stats(&h, "3 moves · 2 undos · 1 restart · 1 hint"));
+    let mut state = deal.clone();
+    for (i, &mv) in path.iter().enumerate() {
+        if i + 1 == path.len() {
+            time.advance(secs(5));
+        }
+        click_move(&mut h, &state, mv);
+        state = state.apply(mv).unwrap();
+    }
+    assert!(stats(&h, "★ Solved! ★"));
+    // The clock stopped at the solve.
+    time.advance(secs(30));
+    h.run();
+    let moves = 3 + path.len();
+    assert!(stats(
+        &h,
+        &format!("{moves} moves · 2 undos · 1 restart · 1 hint · 1 stack left · 12 s")
+    ));
+    h.get_by_label("Rate it").click();
+    h.run();
+    assert_eq!(h.state().tab(), Tab::Rate);
+    assert!(stats(&h, "yes, by you"));
+    h.get_by_label("Save rating").click();
+    h.run();
+    let table = read_ratings(&root.join("ratings/ratings.csv")).unwrap();
+    assert_eq!(table.rows.len(), 1, "{:?}", h.state().status_text());
+    let text = |c: &str| table.text(0, c).unwrap().to_string();
+    assert_eq!(text("solved"), "true");
+    assert_eq!(text("moves"), moves.to_string());
+    assert_eq!(text("undos"), "2");
+    assert_eq!(text("restarts"), "1");
+    assert_eq!(text("hints"), "1");
+    assert_eq!(text("solution_shown"), "true");
+    assert_eq!(table.number(0, "seconds"), Some(12.0));
+}
+
+#[test]
+fn a_puzzle_left_to_the_replay_is_saved_as_not_solved() {
+    let root = temp_root("replay-only");
+    let time = TestClock::default();
+    let mut h = harness_with(&root, egui::vec2(1280.0, 1400.0), time.clock());
+    generate_one(&mut h);
+    h.get_by_label("Play").click();
+    h.run();
+    time.advance(secs(2));
+    h.get_by_label("Show solution").click();
+    wait_for_label_contains(&mut h, "Solved by the solution replay.");
+    h.get_by_label("Rate").click();
+    h.run();
+    h.get_by_label("Save rating").click();
+    h.run();
+    let table = read_ratings(&root.join("ratings/ratings.csv")).unwrap();
+    let text = |c: &str| table.text(0, c).unwrap().to_string();
+    assert_eq!(
+        [
+            text("solved"),
+            text("moves"),
+            text("undos"),
+            text("restarts")
+        ],
+        ["false", "0", "0", "0"]
+    );
+    assert_eq!(text("solution_shown"), "true");
+    assert_eq!(table.number(0, "seconds"), Some(2.0));
+}
+
+/// A folder whose store holds one 16-card candidate (deal 1), made from a
+/// generated one so every other field is real.
+fn folder_with_a_16_card_candidate(root: &TempDir) -> State {
+    let mut h = harness(root);
+    generate_one(&mut h);
+    let mut c = h.state().current().unwrap().clone();
+    let deal = parse_state("TH5HKSTC6SACTS6C6HQD4SJDJS3C5D3S", None).unwrap();
+    c.puzzle = to_compact(&deal);
+    (c.n, c.rows, c.cols) = (16, 4, 4);
+    let folder = Folder::new(root.path());
+    let (mut store, _) = PuzzleStore::open(&folder.store_file(16, "test")).unwrap();
+    store.add(&c).unwrap();
+    deal
+}
+
+/// Opens the 16-card candidate (the queue's second) in the Play panel.
+fn play_second(h: &mut Harness<'_, BoafApp>) {
+    let i = h
+        .state()
+        .candidates()
+        .iter()
+        .position(|c| c.n == 16)
+        .expect("the 16-card candidate is loaded");
+    h.state_mut().play_candidate(i);
+    h.state_mut().set_tab(Tab::Play);
+    h.run();
+}
+
+#[test]
+fn the_board_fits_the_window_and_holds_still_when_a_hint_shows() {
+    let root = temp_root("still");
+    let deal = folder_with_a_16_card_candidate(&root);
+    let cells = |h: &Harness<'_, BoafApp>| -> Vec<egui::Rect> {
+        (0..16)
+            .map(|c| h.get_by_label(&cell_label(&deal, c)).rect())
+            .collect()
+    };
+    // At 800×600 the whole 4×4 board shows, bottom row included.
+    let mut small = harness_with(
+        &root,
+        egui::vec2(800.0, 600.0),
+        TestClock::default().clock(),
+    );
+    play_second(&mut small);
+    let rects = cells(&small);
+    for r in &rects {
+        assert!(
+            r.bottom() <= 600.0 && r.right() <= 800.0,
+            "{r:?} is cut off"
+        );
+    }
+    // In a larger window the cards are larger.
+    let mut large = harness_with(
+        &root,
+        egui::vec2(1280.0, 1000.0),
+        TestClock::default().clock(),
+    );
+    play_second(&mut large);
+    let before = cells(&large);
+    assert!(before[0].width() > rects[0].width() * 1.2);
+    // A hint, then the notice: neither moves a card.
+    large.get_by_label("Hint").click();
+    wait_for_label_contains(&mut large, "Hint: move");
+    assert_eq!(cells(&large), before);
+    large
+        .get_by_role_and_label(
+            egui::Role::CheckBox,
+            "Tell me when it can no longer be solved",
+        )
+        .click();
+    step_until(&mut large, secs(30), |app| {
+        app.position_solvable().is_some()
+    });
+    assert_eq!(cells(&large), before);
+}
