@@ -50,6 +50,20 @@ fn solve_prints_a_replayable_solution() {
 }
 
 #[test]
+fn ten_is_read_as_t_and_one_move_is_singular() {
+    // Deal 1 with its tens written as players write them.
+    let tens = "10H5HKS10C6SAC10S6C6HQD4SJDJS3C5D3S";
+    let a = boaf(&["solve", "--json", tens], "");
+    let b = boaf(&["solve", "--json", "TH5HKSTC6SACTS6C6HQD4SJDJS3C5D3S"], "");
+    assert!(a.status.success(), "{}", text(&a.stderr));
+    assert_eq!(text(&a.stdout), text(&b.stdout));
+    let grid = "10H 5H\n-- --";
+    let one = boaf(&["solve", "-"], grid);
+    assert!(one.status.success(), "{}", text(&one.stderr));
+    assert_eq!(text(&one.stdout), "solvable in 1 move\nTH-5H\n");
+}
+
+#[test]
 fn states_that_start_with_dashes() {
     for args in [
         vec!["solve", "----KH--2S--JDQC----TSJS----3C--"],

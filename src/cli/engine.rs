@@ -118,7 +118,7 @@ pub fn solve(args: SolveArgs) -> Result<ExitCode> {
     if args.json {
         println!("{}", serde_json::to_string(&report)?);
     } else if report.solvable {
-        println!("solvable in {} moves", report.moves.len());
+        println!("solvable in {}", format::plural(report.moves.len(), "move"));
         println!("{}", report.moves.join(" "));
     } else {
         match report.class {
