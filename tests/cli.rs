@@ -418,3 +418,95 @@ fn boaf_regress_prints_the_table_of_the_example_ratings() {
         "{err}"
     );
 }
+
+#[test]
+fn boaf_regress_names_the_line_column_and_text_of_each_value_that_does_not_read() {
+    let dir = TempDir::new("cli-regress-values");
+    let path = dir.join("edited.csv");
+    // Line 4 is the second line of B's notes.
+    std::fs::write(
+        &path,
+        "puzzle,rating,depth1_ratio,halfway_ratio,notes\n\
+         A,5,0.5,0.1,fine\n\
+         B,6,0.6,0.2,\"two\n\
+         lines\"\n\
+         C,seven,0.7,0.3,x\n\
+         D,4,abc,,y\n\
+         E,3,0.2\n\
+         F,2,0.3,,z\n\
+         G,8,0.9,0.4,w\n\
+         H,1,0.1,0.5,v\n",
+    )
+    .unwrap();
+    let file = path.to_str().unwrap();
+    let out = boaf(
+        &["regress", file, "--features", "depth1_ratio,halfway_ratio"],
+        "",
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stderr),
+        format!(
+            "boaf: {file}: line 7: skipped: 3 fields where the header has 5\n\
+             boaf: {file}: line 5, column rating: 'seven' is not a number\n\
+             boaf: {file}: line 6, column depth1_ratio: 'abc' is not a number\n"
+        )
+    );
+    let table = text(&out.stdout);
+    assert!(table.contains("n = 4 "), "{table}");
+    assert!(
+        table.contains(
+            "3 rows left out: 1 row with no value for the rating or a chosen feature, \
+             2 rows with a value that is not a number"
+        ),
+        "{table}"
+    );
+    let out = boaf(
+        &[
+            "regress",
+            file,
+            "-f",
+            "depth1_ratio,halfway_ratio",
+            "--json",
+        ],
+        "",
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["left_out"], 3);
+    assert_eq!(v["missing"], 1);
+    assert_eq!(v["unreadable"], 2);
+    assert_eq!(
+        v["value_problems"][0],
+        serde_json::json!({"line": 5, "column": "rating", "text": "seven"})
+    );
+}
+
+#[test]
+fn boaf_regress_refuses_a_file_that_is_not_ratings_and_says_an_os_error_once() {
+    let dir = TempDir::new("cli-regress-files");
+    for (name, content, want) in [
+        ("empty.csv", "", "is not a ratings file: it is empty"),
+        (
+            "garbage.csv",
+            "hello world\nfoo\n",
+            "is not a ratings file: its header has no 'puzzle' and 'rating' columns \
+             (first line: \"hello world\")",
+        ),
+    ] {
+        let path = dir.join(name);
+        std::fs::write(&path, content).unwrap();
+        let out = boaf(&["regress", path.to_str().unwrap()], "");
+        assert!(!out.status.success());
+        assert_eq!(
+            text(&out.stderr),
+            format!("boaf: {} {want}\n", path.display())
+        );
+    }
+    let missing = dir.join("missing.csv");
+    let os = std::fs::read(&missing).unwrap_err().to_string();
+    let out = boaf(&["regress", missing.to_str().unwrap()], "");
+    assert!(!out.status.success());
+    let err = text(&out.stderr);
+    assert_eq!(err.matches(&os).count(), 1, "{err}");
+    assert_eq!(err, format!("boaf: {}: {os}\n", missing.display()));
+}

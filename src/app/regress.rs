@@ -7,7 +7,7 @@ use boaf_core::engine::features::Features;
 use boaf_core::folder::Folder;
 use boaf_core::format;
 use boaf_core::study::ratings::{RatingsTable, read_ratings};
-use boaf_core::study::regress::{DEFAULT_FEATURES, Fit, RegressError, fit, table_data};
+use boaf_core::study::regress::{DEFAULT_FEATURES, Fit, FitData, RegressError, fit, table_data};
 use eframe::egui;
 use egui_plot::{Bar, BarChart, Line, Plot, Points};
 use std::path::PathBuf;
@@ -21,8 +21,8 @@ pub(super) struct RegressPanel {
     /// Shared, so a frame can hold it while the panel changes.
     table: Option<(PathBuf, Result<Arc<RatingsTable>, String>)>,
     chosen: Vec<String>,
-    /// The fit for `chosen`, with the rows left out for missing values.
-    fit: Option<(Result<Fit, RegressError>, usize)>,
+    /// The fit for `chosen`, with the rows it used and why others were left out.
+    fit: Option<(Result<Fit, RegressError>, FitData)>,
     scatter: String,
     energy_name: String,
     /// The ratings changed since they were read.
@@ -73,8 +73,8 @@ impl RegressPanel {
     fn refit(&mut self) {
         self.fit = match &self.table {
             Some((_, Ok(table))) => Some(match table_data(table, &self.chosen) {
-                Ok(d) => (fit(&self.chosen, &d.x, &d.y), d.left_out),
-                Err(e) => (Err(e), 0),
+                Ok(d) => (fit(&self.chosen, &d.x, &d.y), d),
+                Err(e) => (Err(e), FitData::default()),
             }),
             _ => None,
         };
@@ -136,9 +136,6 @@ impl BoafApp {
                 "Demonstration data: real generated puzzles rated by a synthetic rater (a formula plus noise), not by people.",
             );
         }
-        for s in table.skipped.iter().take(3) {
-            ui.colored_label(ui.visuals().warn_fg_color, s.to_string());
-        }
         ui.horizontal_wrapped(|ui| {
             ui.label("Features:");
             let mut changed = false;
@@ -160,9 +157,10 @@ impl BoafApp {
                 r.refit();
             }
         });
-        let Some((result, left_out)) = &r.fit else {
+        let Some((result, data)) = &r.fit else {
             return;
         };
+        problems_ui(ui, &table, data);
         let fitted = match result {
             Ok(f) => f.clone(),
             Err(e) => {
@@ -170,12 +168,6 @@ impl BoafApp {
                 return;
             }
         };
-        if *left_out > 0 {
-            ui.colored_label(
-                ui.visuals().warn_fg_color,
-                format!("{left_out} ratings lack a chosen feature or the rating and are left out."),
-            );
-        }
         for w in &fitted.warnings {
             ui.colored_label(ui.visuals().warn_fg_color, format!("⚠ {w}"));
         }
@@ -246,6 +238,44 @@ impl BoafApp {
             }
         }
     }
+}
+
+/// The rows skipped as unreadable, the rows the fit left out and why, and
+/// each value that is not a number with its line and column (the lists
+/// folded away when long).
+fn problems_ui(ui: &mut egui::Ui, table: &RatingsTable, data: &FitData) {
+    const SHOWN_OPEN: usize = 3;
+    let warn = ui.visuals().warn_fg_color;
+    let list = |ui: &mut egui::Ui, id: &str, title: String, lines: Vec<String>| {
+        if lines.len() <= SHOWN_OPEN {
+            for l in lines {
+                ui.colored_label(warn, l);
+            }
+        } else {
+            egui::CollapsingHeader::new(egui::RichText::new(title).color(warn))
+                .id_salt(id)
+                .show(ui, |ui| {
+                    for l in lines {
+                        ui.colored_label(warn, l);
+                    }
+                });
+        }
+    };
+    list(
+        ui,
+        "ratings-skipped-rows",
+        format!("{} rows of the file skipped", table.skipped.len()),
+        table.skipped.iter().map(ToString::to_string).collect(),
+    );
+    if let Some(summary) = data.left_out_summary() {
+        ui.colored_label(warn, format!("{summary}."));
+    }
+    list(
+        ui,
+        "ratings-value-problems",
+        format!("{} values that are not numbers", data.problems.len()),
+        data.problems.iter().map(ToString::to_string).collect(),
+    );
 }
 
 /// The table of seed 001's Tables 1–4, with t and p and the fit's summary.

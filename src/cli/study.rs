@@ -1,9 +1,9 @@
 //! The study's command: `boaf regress`, the Regression panel's table on the
 //! command line.
 
-use anyhow::{Result, bail};
+use anyhow::{Context, Result, bail};
 use boaf_core::format;
-use boaf_core::study::ratings::read_ratings;
+use boaf_core::study::ratings::{ValueProblem, read_ratings};
 use boaf_core::study::regress::{DEFAULT_FEATURES, Fit, fit, table_data};
 use clap::Args;
 use serde::Serialize;
@@ -15,7 +15,9 @@ use std::process::ExitCode;
 pub const REGRESS_HELP: &str = "\
 The fit is ordinary least squares of the rating on the chosen features, each
 z-scored (minus its mean, over its sample standard deviation), with an
-intercept. Rows missing a chosen feature or the rating are left out.
+intercept. Rows with no value for the rating or a chosen feature are left
+out; so are rows where one of them is not a number, and each such value is
+reported on stderr with its line and column.
 Features: n, solvable, suit_diversity, rank_diversity, dominant_suit_ratio,
 rank_clusters, avg_flockability, depth1_ratio, depth2_ratio, depth3_ratio,
 halfway_ratio, midgame_tension.
@@ -44,6 +46,9 @@ struct Report<'a> {
     file: String,
     features: &'a [String],
     left_out: usize,
+    missing: usize,
+    unreadable: usize,
+    value_problems: &'a [ValueProblem],
     skipped_rows: Vec<String>,
     fit: &'a Fit,
 }
@@ -60,24 +65,32 @@ pub fn regress(args: RegressArgs) -> Result<ExitCode> {
     for s in &table.skipped {
         eprintln!("boaf: {}: {s}", args.file.display());
     }
-    let data = table_data(&table, &features)?;
-    let left_out = data.left_out;
+    let data = table_data(&table, &features).with_context(|| args.file.display().to_string())?;
+    for p in &data.problems {
+        eprintln!("boaf: {}: {p}", args.file.display());
+    }
     let fitted = match fit(&features, &data.x, &data.y) {
         Ok(f) => f,
-        Err(e) => bail!("{}: no fit: {e}", args.file.display()),
+        Err(e) => match data.left_out_summary() {
+            Some(why) => bail!("{}: no fit: {e} ({why})", args.file.display()),
+            None => bail!("{}: no fit: {e}", args.file.display()),
+        },
     };
     let mut out = std::io::stdout().lock();
     if args.json {
         let report = Report {
             file: args.file.display().to_string(),
             features: &features,
-            left_out,
+            left_out: data.left_out,
+            missing: data.missing,
+            unreadable: data.unreadable,
+            value_problems: &data.problems,
             skipped_rows: table.skipped.iter().map(|s| s.to_string()).collect(),
             fit: &fitted,
         };
         writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?;
     } else {
-        print_table(&mut out, &fitted, left_out)?;
+        print_table(&mut out, &fitted, data.left_out_summary())?;
     }
     if let Some(name) = args.energy {
         let about = format!("Minus the rating predicted from {}", args.file.display());
@@ -86,7 +99,7 @@ pub fn regress(args: RegressArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn print_table(out: &mut impl Write, fit: &Fit, left_out: usize) -> Result<()> {
+fn print_table(out: &mut impl Write, fit: &Fit, left_out: Option<String>) -> Result<()> {
     let width = fit
         .coefs
         .iter()
@@ -111,11 +124,8 @@ fn print_table(out: &mut impl Write, fit: &Fit, left_out: usize) -> Result<()> {
         )?;
     }
     writeln!(out, "{}", fit.summary())?;
-    if left_out > 0 {
-        writeln!(
-            out,
-            "{left_out} rows left out (a chosen feature or the rating is missing)"
-        )?;
+    if let Some(left_out) = left_out {
+        writeln!(out, "{left_out}")?;
     }
     for w in &fit.warnings {
         writeln!(out, "warning: {w}")?;

@@ -8,10 +8,14 @@
 //! (the file does not end in a newline) is moved aside to `<file>.torn` before
 //! the next append, so it can never swallow the rows after it. Reading goes by
 //! column name, so files written before a column was added still read, and a
-//! torn last row is reported and skipped.
+//! torn last row is reported and skipped. A ratings file has at least the
+//! `puzzle` and `rating` columns; an empty file is not one (though
+//! [`RatingsStore::open`] starts a new file there). Every problem is
+//! reported with the file's own 1-based line (the header is line 1).
 
 use crate::durable::{FileError, append_synced, write_atomically};
 use crate::engine::features::Features;
+use serde::Serialize;
 use std::fs::{File, OpenOptions};
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -88,29 +92,24 @@ pub enum RatingsError {
     /// The rating is outside 0..=10 or not a number.
     #[error("a rating must be a number from 0 to 10, not {0}")]
     BadRating(f64),
-    /// The file's header lacks a column the store needs.
-    #[error("{path}: the header has no '{column}' column, so it is not a ratings file")]
-    MissingColumn {
+    /// The file is not a ratings file: it is empty, or its header lacks the
+    /// `puzzle` or `rating` column, or is not CSV.
+    #[error("{path} is not a ratings file: {reason}")]
+    NotRatings {
         /// The file.
         path: String,
-        /// The column it lacks.
-        column: String,
+        /// Why not, with the first line when there is one.
+        reason: String,
     },
     /// The file could not be read or written.
-    #[error("{path}: {source}")]
+    // Not a `source`: the OS error is in the message, and a chain printer
+    // would say it twice.
+    #[error("{path}: {error}")]
     Io {
         /// The file.
         path: String,
-        /// The underlying error.
-        source: io::Error,
-    },
-    /// The header line itself is not CSV.
-    #[error("{path}: the header line is not valid CSV: {message}")]
-    BadHeader {
-        /// The file.
-        path: String,
-        /// What the CSV reader said.
-        message: String,
+        /// What the operating system said.
+        error: io::Error,
     },
 }
 
@@ -191,15 +190,15 @@ impl From<FileError> for RatingsError {
     fn from(e: FileError) -> RatingsError {
         RatingsError::Io {
             path: e.path.display().to_string(),
-            source: e.source,
+            error: e.source,
         }
     }
 }
 
 fn io_err(path: &Path) -> impl FnOnce(io::Error) -> RatingsError + '_ {
-    move |source| RatingsError::Io {
+    move |error| RatingsError::Io {
         path: path.display().to_string(),
-        source,
+        error,
     }
 }
 
@@ -226,7 +225,7 @@ impl RatingsStore {
         let table = if bytes.iter().all(u8::is_ascii_whitespace) {
             RatingsTable::default()
         } else {
-            parse_ratings(&bytes, &name)?
+            parse_table(&bytes, &name)?
         };
         let ours = header();
         if table.rows.is_empty() && table.skipped.is_empty() {
@@ -234,21 +233,18 @@ impl RatingsStore {
             let cut_short = record(&ours).starts_with(bytes.trim_ascii_end());
             let known = table.headers.iter().all(|h| ours.contains(h));
             if !cut_short && !known && table.column("puzzle").is_none() {
-                return Err(RatingsError::MissingColumn {
-                    path: name,
-                    column: "puzzle".into(),
-                });
+                return Err(not_ratings(&table, &bytes, &name).unwrap_or_else(|| {
+                    RatingsError::NotRatings {
+                        path: name.clone(),
+                        reason: "its header has no 'puzzle' column".into(),
+                    }
+                }));
             }
             write_atomically(path, &record(&ours))?;
             return Ok((RatingsStore::at(path, ours), None));
         }
-        for needed in ["puzzle", "rating"] {
-            if table.column(needed).is_none() {
-                return Err(RatingsError::MissingColumn {
-                    path: name,
-                    column: needed.into(),
-                });
-            }
+        if let Some(e) = not_ratings(&table, &bytes, &name) {
+            return Err(e);
         }
         let mut file = OpenOptions::new()
             .write(true)
@@ -394,6 +390,27 @@ impl std::fmt::Display for SkippedRow {
     }
 }
 
+/// A cell of a ratings file that holds text where a number belongs.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ValueProblem {
+    /// The 1-based file line of its row.
+    pub line: u64,
+    /// The column.
+    pub column: String,
+    /// The text in the cell.
+    pub text: String,
+}
+
+impl std::fmt::Display for ValueProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "line {}, column {}: '{}' is not a number",
+            self.line, self.column, self.text
+        )
+    }
+}
+
 /// A ratings file read by column name.
 #[derive(Clone, Debug, Default)]
 pub struct RatingsTable {
@@ -401,6 +418,8 @@ pub struct RatingsTable {
     pub headers: Vec<String>,
     /// The rows that read whole, each with one value per column.
     pub rows: Vec<Vec<String>>,
+    /// The 1-based file line each of `rows` starts on (the header is line 1).
+    pub lines: Vec<u64>,
     /// The rows that did not, with why.
     pub skipped: Vec<SkippedRow>,
     /// Where a torn last row starts, if the file does not end in a newline.
@@ -419,13 +438,36 @@ impl RatingsTable {
         self.rows.get(row)?.get(c).map(String::as_str)
     }
 
+    /// The file line a row starts on.
+    pub fn line(&self, row: usize) -> Option<u64> {
+        self.lines.get(row).copied()
+    }
+
     /// A row's number in a column: `None` when the column is missing, empty
     /// or not a finite number. `true`/`false` read as 1 and 0.
     pub fn number(&self, row: usize, name: &str) -> Option<f64> {
-        match self.text(row, name)?.trim() {
-            "true" => Some(1.0),
-            "false" => Some(0.0),
-            t => t.parse::<f64>().ok().filter(|v| v.is_finite()),
+        self.checked_number(row, name).ok().flatten()
+    }
+
+    /// A row's number in a column: `Ok(None)` when the column is missing or
+    /// the cell empty, and the line, column and text when the cell holds
+    /// something that is not a finite number. `true`/`false` read as 1 and 0.
+    pub fn checked_number(&self, row: usize, name: &str) -> Result<Option<f64>, ValueProblem> {
+        let Some(text) = self.text(row, name) else {
+            return Ok(None);
+        };
+        match text.trim() {
+            "" => Ok(None),
+            "true" => Ok(Some(1.0)),
+            "false" => Ok(Some(0.0)),
+            t => match t.parse::<f64>() {
+                Ok(v) if v.is_finite() => Ok(Some(v)),
+                _ => Err(ValueProblem {
+                    line: self.line(row).unwrap_or(0),
+                    column: name.to_string(),
+                    text: text.to_string(),
+                }),
+            },
         }
     }
 
@@ -436,17 +478,76 @@ impl RatingsTable {
 }
 
 /// Reads a ratings file's bytes. Rows with the wrong number of fields or bad
-/// UTF-8 are skipped and listed; a last row with no newline is torn.
+/// UTF-8 are skipped and listed; a last row with no newline is torn. Bytes
+/// that are empty, or whose header lacks the `puzzle` or `rating` column, are
+/// not a ratings file.
 pub fn parse_ratings(bytes: &[u8], path: &str) -> Result<RatingsTable, RatingsError> {
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Err(RatingsError::NotRatings {
+            path: path.to_string(),
+            reason: "it is empty".into(),
+        });
+    }
+    let table = parse_table(bytes, path)?;
+    match not_ratings(&table, bytes, path) {
+        Some(e) => Err(e),
+        None => Ok(table),
+    }
+}
+
+/// Why `table` (read from `bytes`) is not a ratings file, if it is not: a
+/// ratings file has at least the `puzzle` and `rating` columns.
+fn not_ratings(table: &RatingsTable, bytes: &[u8], path: &str) -> Option<RatingsError> {
+    let lacking: Vec<&str> = ["puzzle", "rating"]
+        .into_iter()
+        .filter(|c| table.column(c).is_none())
+        .collect();
+    let reason = match lacking[..] {
+        [] => return None,
+        [c] => format!("its header has no '{c}' column"),
+        _ => "its header has no 'puzzle' and 'rating' columns".into(),
+    };
+    Some(RatingsError::NotRatings {
+        path: path.to_string(),
+        reason: format!("{reason} (first line: {})", first_line(bytes)),
+    })
+}
+
+/// The first line that is not blank, shortened and quoted, to show what a
+/// file that is not a ratings file holds.
+fn first_line(bytes: &[u8]) -> String {
+    const SHOWN: usize = 60;
+    let line = bytes
+        .split(|&b| b == b'\n' || b == b'\r')
+        .find(|l| !l.iter().all(u8::is_ascii_whitespace))
+        .unwrap_or_default();
+    let text = String::from_utf8_lossy(line);
+    let mut short: String = text.chars().take(SHOWN).collect();
+    if text.chars().count() > SHOWN {
+        short.push('…');
+    }
+    format!("{short:?}")
+}
+
+/// Whether byte `i` ends a line: a `\n`, or a `\r` not followed by one.
+fn ends_line(bytes: &[u8], i: usize) -> bool {
+    bytes[i] == b'\n' || (bytes[i] == b'\r' && bytes.get(i + 1) != Some(&b'\n'))
+}
+
+/// Reads CSV bytes by column name, whatever the columns.
+fn parse_table(bytes: &[u8], path: &str) -> Result<RatingsTable, RatingsError> {
     let mut reader = csv::ReaderBuilder::new()
         .flexible(true)
         .has_headers(true)
         .from_reader(bytes);
     let headers: Vec<String> = reader
         .headers()
-        .map_err(|e| RatingsError::BadHeader {
+        .map_err(|e| RatingsError::NotRatings {
             path: path.to_string(),
-            message: e.to_string(),
+            reason: format!(
+                "its first line is not CSV text ({e}): {}",
+                first_line(bytes)
+            ),
         })?
         .iter()
         .map(|h| h.trim().to_string())
@@ -456,6 +557,22 @@ pub fn parse_ratings(bytes: &[u8], path: &str) -> Result<RatingsTable, RatingsEr
         ..RatingsTable::default()
     };
     let mut record = csv::ByteRecord::new();
+    // The CSV reader's position is where it stopped, which can be a blank
+    // line or the `\n` of a `\r\n` before the record: the record starts at
+    // its first byte that does not end a line. Lines are counted here, from
+    // the bytes, and carried forward (records come in file order).
+    let (mut counted_to, mut line) = (0usize, 1u64);
+    let mut start_of = |at: usize| {
+        let at = at.min(bytes.len());
+        let start = at
+            + bytes[at..]
+                .iter()
+                .take_while(|&&b| b == b'\n' || b == b'\r')
+                .count();
+        line += (counted_to..start).filter(|&i| ends_line(bytes, i)).count() as u64;
+        counted_to = start;
+        (start as u64, line)
+    };
     // Each record with where it starts; judged after, once the last is known.
     let mut records: Vec<(u64, u64, Result<Vec<String>, String>)> = Vec::new();
     loop {
@@ -480,9 +597,13 @@ pub fn parse_ratings(bytes: &[u8], path: &str) -> Result<RatingsTable, RatingsEr
                         .collect::<Result<Vec<_>, _>>()
                         .map_err(|_| "not valid UTF-8".to_string())
                 };
-                records.push((at.byte(), at.line(), row));
+                let (start, line) = start_of(at.byte() as usize);
+                records.push((start, line, row));
             }
-            Err(e) => records.push((before.byte(), before.line(), Err(e.to_string()))),
+            Err(e) => {
+                let (start, line) = start_of(before.byte() as usize);
+                records.push((start, line, Err(e.to_string())));
+            }
         }
     }
     // The last record is torn when a write was cut short: no newline at the
@@ -509,14 +630,17 @@ pub fn parse_ratings(bytes: &[u8], path: &str) -> Result<RatingsTable, RatingsEr
             continue;
         }
         match row {
-            Ok(row) => table.rows.push(row),
+            Ok(row) => {
+                table.rows.push(row);
+                table.lines.push(line);
+            }
             Err(message) => table.skipped.push(SkippedRow { line, message }),
         }
     }
     Ok(table)
 }
 
-/// Reads a ratings file.
+/// Reads a ratings file (see [`parse_ratings`]).
 pub fn read_ratings(path: &Path) -> Result<RatingsTable, RatingsError> {
     let mut bytes = Vec::new();
     File::open(path)

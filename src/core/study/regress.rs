@@ -7,7 +7,7 @@
 //! few ratings, a constant feature, collinear features.
 
 use crate::format;
-use crate::study::ratings::RatingsTable;
+use crate::study::ratings::{RatingsTable, ValueProblem};
 use linfa::Dataset;
 use linfa::traits::Fit as _;
 use linfa_linear::LinearRegression;
@@ -172,18 +172,55 @@ fn toml_string(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
 }
 
-/// The ratings usable for a fit.
+/// The ratings usable for a fit, and why the others were left out.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct FitData {
     /// One row of raw feature values per rating.
     pub x: Vec<Vec<f64>>,
     /// The ratings.
     pub y: Vec<f64>,
-    /// Rows left out for a missing rating or feature.
+    /// Rows left out, for either reason below.
     pub left_out: usize,
+    /// Rows left out only because the rating or a chosen feature is empty
+    /// (a deal that never got halfway has no halfway ratio).
+    pub missing: usize,
+    /// Rows left out because a value does not read as a number.
+    pub unreadable: usize,
+    /// Each value that does not read, in file order.
+    pub problems: Vec<ValueProblem>,
+}
+
+impl FitData {
+    /// One line saying how many rows were left out and why (`None` when
+    /// every row was used).
+    pub fn left_out_summary(&self) -> Option<String> {
+        let rows = |k: usize| {
+            if k == 1 {
+                "1 row".to_string()
+            } else {
+                format!("{k} rows")
+            }
+        };
+        let mut why = Vec::new();
+        if self.missing > 0 {
+            why.push(format!(
+                "{} with no value for the rating or a chosen feature",
+                rows(self.missing)
+            ));
+        }
+        if self.unreadable > 0 {
+            why.push(format!(
+                "{} with a value that is not a number",
+                rows(self.unreadable)
+            ));
+        }
+        (self.left_out > 0).then(|| format!("{} left out: {}", rows(self.left_out), why.join(", ")))
+    }
 }
 
 /// The rows of a ratings table that have a rating and every chosen feature.
+/// A row with an empty cell is left out as missing; one with a value that
+/// does not read is left out and each such value listed with its place.
 pub fn table_data(table: &RatingsTable, features: &[String]) -> Result<FitData, RegressError> {
     for f in features {
         if table.column(f).is_none() {
@@ -192,13 +229,37 @@ pub fn table_data(table: &RatingsTable, features: &[String]) -> Result<FitData, 
     }
     let mut data = FitData::default();
     for row in 0..table.rows.len() {
-        let values: Option<Vec<f64>> = features.iter().map(|f| table.number(row, f)).collect();
-        match (values, table.number(row, "rating")) {
-            (Some(v), Some(r)) => {
-                data.x.push(v);
+        let mut values = Vec::with_capacity(features.len());
+        let (mut missing, mut bad) = (false, false);
+        let mut rating = None;
+        // The rating first, then the features: the order the problems are listed in.
+        for (j, name) in std::iter::once("rating")
+            .chain(features.iter().map(String::as_str))
+            .enumerate()
+        {
+            match table.checked_number(row, name) {
+                Ok(Some(v)) if j == 0 => rating = Some(v),
+                Ok(Some(v)) => values.push(v),
+                Ok(None) => missing = true,
+                Err(p) => {
+                    bad = true;
+                    data.problems.push(p);
+                }
+            }
+        }
+        match rating {
+            Some(r) if !missing && !bad => {
+                data.x.push(values);
                 data.y.push(r);
             }
-            _ => data.left_out += 1,
+            _ => {
+                data.left_out += 1;
+                if bad {
+                    data.unreadable += 1;
+                } else {
+                    data.missing += 1;
+                }
+            }
         }
     }
     Ok(data)
@@ -420,6 +481,38 @@ mod tests {
 
     fn names(v: &[&str]) -> Vec<String> {
         v.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn left_out_rows_are_counted_by_reason() {
+        use crate::study::ratings::parse_ratings;
+        let csv = "puzzle,rating,halfway_ratio\nA,1,0.5\nB,2,\nC,,0.1\nD,x,NaN\n";
+        let table = parse_ratings(csv.as_bytes(), "r.csv").unwrap();
+        let data = table_data(&table, &names(&["halfway_ratio"])).unwrap();
+        assert_eq!((data.x, data.y), (vec![vec![0.5]], vec![1.0]));
+        assert_eq!((data.left_out, data.missing, data.unreadable), (3, 2, 1));
+        // Both bad values of D are listed; an empty cell is not a problem.
+        let shown: Vec<String> = data.problems.iter().map(|p| p.to_string()).collect();
+        assert_eq!(
+            shown,
+            [
+                "line 5, column rating: 'x' is not a number",
+                "line 5, column halfway_ratio: 'NaN' is not a number"
+            ]
+        );
+        let one = table_data(
+            &parse_ratings(b"puzzle,rating\nA,\nB,2\n", "r").unwrap(),
+            &[],
+        )
+        .unwrap();
+        assert_eq!(
+            one.left_out_summary().as_deref(),
+            Some("1 row left out: 1 row with no value for the rating or a chosen feature")
+        );
+        assert_eq!(
+            table_data(&table, &names(&["depth1_ratio"])),
+            Err(RegressError::UnknownFeature("depth1_ratio".into()))
+        );
     }
 
     #[test]

@@ -398,3 +398,155 @@ fn the_regression_matches_the_normal_equations_to_1e_6() {
         assert!((got.r2.unwrap() - (1.0 - rss / tss)).abs() < 1e-9);
     }
 }
+
+/// A hand-edited ratings file: multi-line notes (one with a quoted quote),
+/// a blank line, a row with too few fields, values that are not numbers, an
+/// empty halfway ratio, booleans and a torn last row. `line N` comments are
+/// the file's own line numbers.
+const EDITED: &str = concat!(
+    "puzzle,rating,depth1_ratio,halfway_ratio,solvable,notes\n", // 1
+    "A,5,0.5,0.1,true,fine\n",                                   // 2
+    "B,6,0.6,0.2,false,\"two\n",                                 // 3
+    "lines\"\n",                                                 // 4
+    "C,seven,0.7,0.3,true,x\n",                                  // 5
+    "D,4,abc,,true,y\n",                                         // 6
+    "\n",                                                        // 7
+    "E,3,0.2\n",                                                 // 8
+    "F,2,0.3,,true,\"a, b\"\n",                                  // 9
+    "G,8,0.9,0.4,false,\"x \"\"q\"\"\n",                         // 10
+    "still\"\n",                                                 // 11
+    "H,1,0.1,0.5,true,z\n",                                      // 12
+    "I,2,0.1",                                                   // 13
+);
+
+#[test]
+fn every_problem_names_the_files_own_line_with_lf_or_crlf() {
+    use boaf_core::study::ratings::{ValueProblem, parse_ratings};
+    use boaf_core::study::regress::table_data;
+    for (ending, text) in [
+        ("LF", EDITED.to_string()),
+        ("CRLF", EDITED.replace('\n', "\r\n")),
+    ] {
+        let table = parse_ratings(text.as_bytes(), "edited.csv").unwrap();
+        let skipped: Vec<(u64, bool)> = table
+            .skipped
+            .iter()
+            .map(|s| (s.line, s.message.contains("torn")))
+            .collect();
+        assert_eq!(skipped, [(8, false), (13, true)], "{ending}");
+        assert_eq!(
+            table.skipped[0].to_string(),
+            "line 8: skipped: 3 fields where the header has 6"
+        );
+        assert_eq!(table.lines, [2, 3, 5, 6, 9, 10, 12], "{ending}");
+        let puzzles: Vec<&str> = (0..table.rows.len())
+            .map(|i| table.text(i, "puzzle").unwrap())
+            .collect();
+        assert_eq!(puzzles, ["A", "B", "C", "D", "F", "G", "H"], "{ending}");
+        let features: Vec<String> = ["depth1_ratio", "halfway_ratio", "solvable"]
+            .map(String::from)
+            .to_vec();
+        let data = table_data(&table, &features).unwrap();
+        let problem = |line, column: &str, text: &str| ValueProblem {
+            line,
+            column: column.into(),
+            text: text.into(),
+        };
+        assert_eq!(
+            data.problems,
+            [
+                problem(5, "rating", "seven"),
+                problem(6, "depth1_ratio", "abc")
+            ],
+            "{ending}"
+        );
+        assert_eq!(
+            data.problems[0].to_string(),
+            "line 5, column rating: 'seven' is not a number"
+        );
+        assert_eq!(
+            data.problems[1].to_string(),
+            "line 6, column depth1_ratio: 'abc' is not a number"
+        );
+        // A, B, G and H are used; F only lacks its halfway ratio.
+        assert_eq!(data.y, [5.0, 6.0, 8.0, 1.0], "{ending}");
+        assert_eq!(data.x[0], [0.5, 0.1, 1.0]);
+        assert_eq!(data.x[1], [0.6, 0.2, 0.0]);
+        assert_eq!(
+            (data.left_out, data.missing, data.unreadable),
+            (3, 1, 2),
+            "{ending}"
+        );
+        assert_eq!(
+            data.left_out_summary().as_deref(),
+            Some(
+                "3 rows left out: 1 row with no value for the rating or a chosen feature, \
+                 2 rows with a value that is not a number"
+            )
+        );
+    }
+}
+
+#[test]
+fn a_file_that_is_not_a_ratings_file_says_so() {
+    let dir = temp_dir("not-ratings");
+    let cases: [(&str, &[u8], &str); 5] = [
+        ("empty.csv", b"", "is not a ratings file: it is empty"),
+        ("blank.csv", b"  \n\n", "is not a ratings file: it is empty"),
+        (
+            "garbage.csv",
+            b"hello world\nfoo bar\n",
+            "is not a ratings file: its header has no 'puzzle' and 'rating' columns \
+             (first line: \"hello world\")",
+        ),
+        (
+            "binary.csv",
+            b"\xff\xfe\x00junk\n1,2\n",
+            "is not a ratings file: its first line is not CSV text",
+        ),
+        (
+            "no-rating.csv",
+            b"puzzle,grid\nA,4x4\n",
+            "is not a ratings file: its header has no 'rating' column (first line: \"puzzle,grid\")",
+        ),
+    ];
+    for (name, bytes, want) in cases {
+        let path = dir.join(name);
+        std::fs::write(&path, bytes).unwrap();
+        let err = read_ratings(&path).unwrap_err().to_string();
+        assert!(
+            err.starts_with(&format!("{} {want}", path.display())),
+            "{name}: {err}"
+        );
+    }
+    // For the store an empty file is a new one: it gets the header.
+    let path = dir.join("empty.csv");
+    std::fs::write(&path, "").unwrap();
+    let (mut store, _) = RatingsStore::open(&path).unwrap();
+    store.append(&row(0)).unwrap();
+    assert_eq!(check_rows(&path), 1);
+    // But a file that is something else is left alone, and says why.
+    let path = dir.join("garbage.csv");
+    let err = RatingsStore::open(&path).unwrap_err().to_string();
+    assert!(err.contains("is not a ratings file"), "{err}");
+    assert_eq!(
+        std::fs::read(&path).unwrap(),
+        b"hello world\nfoo bar\n".to_vec()
+    );
+}
+
+#[test]
+fn a_missing_file_gives_the_os_error_once() {
+    let dir = temp_dir("missing");
+    let path = dir.join("missing.csv");
+    let os = std::fs::read(&path).unwrap_err().to_string();
+    let err = read_ratings(&path).unwrap_err();
+    // The message and its source chain, as a chain printer shows them.
+    let mut shown = err.to_string();
+    let mut source = std::error::Error::source(&err);
+    while let Some(s) = source {
+        shown.push_str(&format!(": {s}"));
+        source = s.source();
+    }
+    assert_eq!(shown, format!("{}: {os}", path.display()));
+}
