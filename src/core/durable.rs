@@ -10,20 +10,22 @@ use thiserror::Error;
 /// A file that could not be read or written, with the operating system's
 /// reason (said once).
 #[derive(Debug, Error)]
-#[error("{}: {source}", path.display())]
+// The field is not named `source`: thiserror would make it the error's
+// cause too, and `{:#}` would print the reason twice.
+#[error("{}: {error}", path.display())]
 pub struct FileError {
     /// The file.
     pub path: PathBuf,
     /// What the operating system said.
-    pub source: io::Error,
+    pub error: io::Error,
 }
 
 impl FileError {
     /// A function that wraps an I/O error with this path, for `map_err`.
     pub fn at(path: &Path) -> impl FnOnce(io::Error) -> FileError + '_ {
-        move |source| FileError {
+        move |error| FileError {
             path: path.to_path_buf(),
-            source,
+            error,
         }
     }
 }

@@ -190,7 +190,7 @@ impl From<FileError> for RatingsError {
     fn from(e: FileError) -> RatingsError {
         RatingsError::Io {
             path: e.path.display().to_string(),
-            error: e.source,
+            error: e.error,
         }
     }
 }
