@@ -39,6 +39,20 @@ pub fn fixed(v: Option<f64>, digits: usize) -> String {
         .map_or_else(|| MISSING.into(), |v| format!("{v:.digits$}"))
 }
 
+/// A count with a comma between each group of three digits, e.g. `11,754,991`.
+pub fn count(v: u64) -> String {
+    let digits = v.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, d) in digits.chars().enumerate() {
+        // A comma before every digit that starts a group of three from the right.
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(d);
+    }
+    out
+}
+
 /// A p-value: 4 decimals, or "< 0.0001" below that.
 pub fn p_value(p: Option<f64>) -> String {
     match p {
@@ -78,5 +92,18 @@ mod tests {
         assert_eq!(fixed(Some(2.0), 2), "2.00");
         assert_eq!(p_value(Some(0.00001)), "< 0.0001");
         assert_eq!(p_value(Some(0.5)), "0.5000");
+    }
+
+    #[test]
+    fn counts_group_digits_in_threes() {
+        assert_eq!(count(0), "0");
+        assert_eq!(count(7), "7");
+        assert_eq!(count(999), "999");
+        assert_eq!(count(1000), "1,000");
+        assert_eq!(count(12_345), "12,345");
+        assert_eq!(count(123_456), "123,456");
+        assert_eq!(count(1_234_567), "1,234,567");
+        assert_eq!(count(11_754_991), "11,754,991");
+        assert_eq!(count(u64::MAX), "18,446,744,073,709,551,615");
     }
 }
