@@ -1,7 +1,18 @@
 //! The Generate panel: the search settings, Start and Stop, a progress line
-//! per worker, and the candidate queue. Generation is a core batch session
-//! in arrival order: candidates are stored under `puzzles/` the moment they
-//! arrive, so stopping or crashing loses nothing that arrived.
+//! per worker (what it is doing: "descent step 37 of 50", "exact analysis 2
+//! of 3"), and the candidate queue, with the rated ones marked. Generation
+//! is a core batch session in arrival order: candidates are stored under
+//! `puzzles/` the moment they arrive, so stopping or crashing loses nothing
+//! that arrived.
+//!
+//! The seed offered is the next unused one for the chosen cards and energy:
+//! one past the highest batch seed in their store. It is derived from the
+//! stores rather than kept in a file of its own because the stores are what
+//! a repeated seed would collide with, so the two cannot disagree: a store
+//! written by `boaf generate` or copied in brings its seeds along, a deleted
+//! one frees them, and nothing more is written that could go stale. The
+//! stores are read once at startup (the queue), then followed as
+//! candidates arrive, so choosing cards or an energy reads no file.
 
 use super::energies::EnergiesPanel;
 use super::{BoafApp, Tab};
@@ -13,7 +24,9 @@ use boaf_core::generator::batch::{Batch, Event, Order};
 use boaf_core::generator::pipeline::{Candidate, Job};
 use boaf_core::generator::search::{HalfwayMode, MAX_ITERATIONS, SearchParams, paper_iterations};
 use boaf_core::generator::store::PuzzleStore;
+use boaf_core::study::ratings::read_ratings;
 use eframe::egui;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 /// What a poll of the generation tells the app.
@@ -42,6 +55,12 @@ pub(super) struct GeneratePanel {
     /// `arrival`, `energy` or a feature name.
     sort: String,
     descending: bool,
+    /// One past the highest batch seed stored, by cards and energy name.
+    next_seeds: HashMap<(usize, String), u64>,
+    /// The puzzles rated (their compact notation), marked in the queue.
+    rated: HashSet<String>,
+    /// Whether the queue, and the next candidate opened, leave out rated ones.
+    only_unrated: bool,
 }
 
 /// Main features shown as queue columns: (feature, heading).
@@ -54,8 +73,22 @@ const COLUMNS: [(&str, &str); 6] = [
     ("midgame_tension", "tension"),
 ];
 
+/// The puzzles rated in the folder's ratings file (none when it is missing
+/// or cannot be read: the marks are a convenience).
+pub(super) fn rated_puzzles(folder: &Folder) -> HashSet<String> {
+    read_ratings(&folder.ratings())
+        .map(|table| {
+            (0..table.rows.len())
+                .filter_map(|row| table.text(row, "puzzle").map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 impl GeneratePanel {
-    pub(super) fn new(energies: &EnergiesPanel) -> GeneratePanel {
+    /// The panel, with the seeds of the candidates already stored (`stored`)
+    /// noted, so that the seed offered is unused.
+    pub(super) fn new(energies: &EnergiesPanel, stored: &[Candidate]) -> GeneratePanel {
         let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
         let mut panel = GeneratePanel {
             n: 8,
@@ -70,9 +103,47 @@ impl GeneratePanel {
             batch: None,
             sort: "arrival".into(),
             descending: false,
+            next_seeds: HashMap::new(),
+            rated: HashSet::new(),
+            only_unrated: false,
         };
+        for c in stored {
+            panel.note_seed(c.n, c.energy_name.clone(), c.seed);
+        }
         panel.energies_changed(energies);
+        panel.seed = panel.next_seed();
         panel
+    }
+
+    /// Notes that a batch seed has puzzles of n cards under an energy stored.
+    fn note_seed(&mut self, n: usize, energy: String, seed: u64) {
+        let next = seed.saturating_add(1);
+        let known = self.next_seeds.entry((n, energy)).or_insert(next);
+        *known = (*known).max(next);
+    }
+
+    /// The next unused seed for the chosen cards and energy.
+    fn next_seed(&self) -> u64 {
+        self.next_seeds
+            .get(&(self.n, self.energy.clone()))
+            .copied()
+            .unwrap_or(1)
+    }
+
+    /// The seed shown: the run's while one runs, else the one Start will use.
+    pub(super) fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// Sets the puzzles rated (the app calls it at startup and after each
+    /// saved rating), for the queue's marks and its "Only unrated" filter.
+    pub(super) fn set_rated(&mut self, rated: HashSet<String>) {
+        self.rated = rated;
+    }
+
+    /// Whether this puzzle was rated.
+    fn is_rated(&self, c: &Candidate) -> bool {
+        self.rated.contains(&c.puzzle)
     }
 
     pub(super) fn set(&mut self, n: usize, count: usize, seed: u64, workers: usize) {
@@ -92,21 +163,31 @@ impl GeneratePanel {
                 .get("E5")
                 .or(book.energies().first())
                 .map_or_else(String::new, |e| e.name.clone());
+            if !self.is_running() {
+                self.seed = self.next_seed();
+            }
         }
     }
 
     /// Chooses the energy by name (after "Use as energy").
     pub(super) fn choose_energy(&mut self, name: &str) {
         self.energy = name.to_string();
+        if !self.is_running() {
+            self.seed = self.next_seed();
+        }
     }
 
     pub(super) fn is_running(&self) -> bool {
         self.batch.is_some()
     }
 
-    /// The queue's display order: indices into `queue`.
+    /// The queue's display order: indices into `queue`, without the rated
+    /// candidates when "Only unrated" is on (the next one opened after a
+    /// rating follows it too).
     pub(super) fn order(&self, queue: &[Candidate]) -> Vec<usize> {
-        let mut order: Vec<usize> = (0..queue.len()).collect();
+        let mut order: Vec<usize> = (0..queue.len())
+            .filter(|&i| !(self.only_unrated && self.is_rated(&queue[i])))
+            .collect();
         if self.sort != "arrival" {
             order.sort_by(|&a, &b| {
                 Candidate::compare_by(&queue[a], &queue[b], &self.sort, self.descending)
@@ -166,8 +247,8 @@ impl GeneratePanel {
                 format!(" ({} bad lines skipped)", skipped.len())
             }
         );
-        // The next run gets new puzzles unless the seed is set again.
-        self.seed = self.seed.wrapping_add(1);
+        // The seed stays as it is while the run uses it; it moves on when
+        // the run is over.
         Ok(note)
     }
 
@@ -177,19 +258,36 @@ impl GeneratePanel {
             return Vec::new();
         };
         let mut out = Vec::new();
+        let mut stored = Vec::new();
+        let mut finished = None;
         for e in batch.poll() {
             match e {
-                Event::Candidate(c) => out.push(Arrival::Candidate(c)),
+                Event::Candidate(c) => {
+                    stored.push((c.n, c.energy_name.clone(), c.seed));
+                    out.push(Arrival::Candidate(c));
+                }
                 Event::Unstored { message, .. } => out.push(Arrival::Error(message)),
                 Event::Failed { index, message } => {
                     out.push(Arrival::Error(format!("puzzle {index} failed: {message}")));
                 }
                 Event::Finished(summary) => {
                     out.push(Arrival::Note(summary.text(|p| folder.show(p))));
-                    self.batch = None;
+                    finished = Some(summary);
                     break;
                 }
                 Event::Progress { .. } | Event::Duplicate { .. } => {}
+            }
+        }
+        for (n, energy, seed) in stored {
+            self.note_seed(n, energy, seed);
+        }
+        if let Some(summary) = finished {
+            self.batch = None;
+            // On to the next unused seed, and past the run's own even when
+            // it stored nothing new (all duplicates); a run stopped before
+            // it made anything keeps its seed.
+            if !summary.cancelled || summary.new + summary.duplicates > 0 {
+                self.seed = self.next_seed().max(summary.seed.saturating_add(1));
             }
         }
         out
@@ -211,11 +309,14 @@ impl BoafApp {
                     ui.add(egui::Slider::new(&mut g.n, 4..=16))
                         .labelled_by(l.id);
                     if g.n != before {
-                        // New n: the paper's budget and halfway mode for it.
+                        // New n: the paper's budget and halfway mode for it,
+                        // and the next seed unused in its store.
                         g.iterations = paper_iterations(g.n);
                         g.halfway_mode = HalfwayMode::for_cards(g.n);
+                        g.seed = g.next_seed();
                     }
                     let l = ui.label("Energy");
+                    let energy_before = g.energy.clone();
                     egui::ComboBox::from_id_salt("energy")
                         .selected_text(&g.energy)
                         .show_ui(ui, |ui| {
@@ -226,6 +327,9 @@ impl BoafApp {
                         })
                         .response
                         .labelled_by(l.id);
+                    if g.energy != energy_before {
+                        g.seed = g.next_seed();
+                    }
                     ui.end_row();
                     let l = ui.label("Puzzles");
                     ui.add(egui::DragValue::new(&mut g.count).range(1..=10_000))
@@ -235,7 +339,13 @@ impl BoafApp {
                         .labelled_by(l.id);
                     ui.end_row();
                     let l = ui.label("Seed");
-                    ui.add(egui::DragValue::new(&mut g.seed)).labelled_by(l.id);
+                    ui.add(egui::DragValue::new(&mut g.seed))
+                        .labelled_by(l.id)
+                        .on_hover_text(
+                            "The batch seed: the next unused one for these cards and this energy \
+                             (one past the highest in their store). A seed used before makes \
+                             the same puzzles again.",
+                        );
                     let l = ui.label("Steps per puzzle");
                     ui.add(egui::DragValue::new(&mut g.iterations).range(1..=MAX_ITERATIONS))
                         .labelled_by(l.id);
@@ -287,19 +397,18 @@ impl BoafApp {
         if let Some(batch) = &self.generate.batch {
             let so_far = batch.summary();
             ui.label(format!(
-                "{} of {} candidates, {:.0} s",
-                so_far.new, so_far.count, so_far.seconds
+                "Seed {} (running): {} of {} candidates, {:.0} s",
+                so_far.seed, so_far.new, so_far.count, so_far.seconds
             ));
             for (w, line) in batch.workers().iter().enumerate() {
                 ui.horizontal(|ui| {
                     ui.spinner();
                     ui.monospace(match line {
                         Some(l) => format!(
-                            "worker {}: puzzle {:>3}, step {:>6} of {:>6}, best energy {}",
+                            "worker {}: puzzle {:>3}, {}, best energy {}",
                             w + 1,
                             l.index + 1,
-                            l.iteration,
-                            l.of,
+                            l.phase,
                             format::number(Some(l.best))
                         ),
                         None => format!("worker {}: starting", w + 1),
@@ -313,7 +422,12 @@ impl BoafApp {
 
     fn queue_ui(&mut self, ui: &mut egui::Ui) {
         ui.horizontal(|ui| {
-            ui.strong(format!("Candidates ({})", self.queue.len()));
+            let rated = self
+                .queue
+                .iter()
+                .filter(|c| self.generate.is_rated(c))
+                .count();
+            ui.strong(format!("Candidates ({}, {rated} rated)", self.queue.len()));
             let l = ui.label("sorted by");
             let g = &mut self.generate;
             egui::ComboBox::from_id_salt("sort")
@@ -328,13 +442,16 @@ impl BoafApp {
                 .response
                 .labelled_by(l.id);
             ui.checkbox(&mut g.descending, "descending");
+            ui.checkbox(&mut g.only_unrated, "Only unrated")
+                .on_hover_text("Leave out the rated candidates here and when opening the next one");
         });
         let order = self.generate.order(&self.queue);
         let mut open = None;
         egui::Grid::new("queue")
             .striped(true)
-            .num_columns(5 + COLUMNS.len())
+            .num_columns(6 + COLUMNS.len())
             .show(ui, |ui| {
+                ui.strong("");
                 ui.strong("");
                 ui.strong("#");
                 ui.strong("n");
@@ -353,6 +470,11 @@ impl BoafApp {
                     };
                     if ui.button(label).on_hover_text(&c.puzzle).clicked() {
                         open = Some(i);
+                    }
+                    if self.generate.is_rated(c) {
+                        ui.label("✔ rated");
+                    } else {
+                        ui.label("");
                     }
                     ui.monospace(format!("#{}", i + 1));
                     ui.label(c.n.to_string());

@@ -111,7 +111,7 @@ impl BoafApp {
         let mut app = BoafApp {
             tab: Tab::Generate,
             status: None,
-            generate: generate::GeneratePanel::new(&energies),
+            generate: generate::GeneratePanel::new(&energies, &queue),
             energies,
             current: None,
             play: play::PlayPanel::new(clock),
@@ -121,6 +121,7 @@ impl BoafApp {
             queue,
             folder,
         };
+        app.generate.set_rated(generate::rated_puzzles(&app.folder));
         if let Some(first) = notes.into_iter().next() {
             app.say_error(first);
         }
@@ -161,6 +162,12 @@ impl BoafApp {
     /// other settings follow the paper's for n).
     pub fn set_generation(&mut self, n: usize, count: usize, seed: u64, workers: usize) {
         self.generate.set(n, count, seed, workers);
+    }
+
+    /// The Generate panel's seed: the running batch's, else the one Start
+    /// will use (the next unused one unless it was set).
+    pub fn generation_seed(&self) -> u64 {
+        self.generate.seed()
     }
 
     /// Whether the open position can still be solved, as the Play panel's

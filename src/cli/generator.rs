@@ -257,12 +257,15 @@ pub fn generate(args: GenerateArgs) -> Result<ExitCode> {
         for event in batch.wait(Duration::from_millis(200)) {
             match event {
                 Event::Progress { worker, progress } => {
+                    // The bar follows the phase: the descent's steps, then
+                    // each exact analysis's layers, named in the message.
                     let pb = &bars[worker];
-                    pb.set_length(progress.of as u64);
-                    pb.set_position(progress.iteration as u64);
+                    let (done, of) = progress.phase.done_of();
+                    pb.set_length(of as u64);
+                    pb.set_position(done as u64);
                     pb.set_message(format!(
-                        "puzzle {}: energy {:.6}, best {:.6}",
-                        progress.index, progress.current, progress.best
+                        "puzzle {}: {}; energy {:.6}, best {:.6}",
+                        progress.index, progress.phase, progress.current, progress.best
                     ));
                 }
                 Event::Candidate(c) => {

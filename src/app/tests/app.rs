@@ -377,3 +377,150 @@ fn hint_undo_redo_and_the_solution_replay() {
             .is_some()
     );
 }
+
+/// Makes distinct n-card candidates under E5 from batch seeds `seeds` (a
+/// short search each) and stores them in the folder's store for n and E5,
+/// as a generation would; returns those stored, in order.
+fn store_candidates(
+    root: &TempDir,
+    n: usize,
+    seeds: std::ops::Range<u64>,
+) -> Vec<boaf_core::generator::pipeline::Candidate> {
+    use boaf_core::generator::pipeline::{Job, make_candidate};
+    use boaf_core::generator::search::SearchParams;
+    let folder = Folder::new(root.path());
+    let (mut store, _) =
+        boaf_core::generator::store::PuzzleStore::open(&folder.store_file(n, "E5")).unwrap();
+    let mut stored = Vec::new();
+    for seed in seeds {
+        let job = Job {
+            n,
+            energy: boaf_core::generator::energy::builtin()
+                .get("E5")
+                .unwrap()
+                .clone(),
+            seed,
+            params: SearchParams {
+                iterations: 40,
+                ..SearchParams::paper(n)
+            },
+            indices: 0..1,
+            memory_cap: 1 << 30,
+        };
+        let c = make_candidate(&job, 0, Default::default(), |_| {}).unwrap();
+        if store.add(&c).unwrap() {
+            stored.push(c);
+        }
+    }
+    stored
+}
+
+#[test]
+fn the_seed_shown_is_the_one_in_use_and_the_next_unused_one_survives_a_restart() {
+    let root = temp_root("seed");
+    // A store with batch seed 41 for 8 cards: a new app offers 42 for them.
+    let stored = store_candidates(&root, 8, 41..42);
+    assert_eq!(stored.len(), 1);
+    let app = BoafApp::new(Folder::new(root.path()));
+    assert_eq!(app.generation_seed(), 42, "one past the highest stored");
+    drop(app);
+
+    let mut h = harness(&root);
+    // During a run the seed shown is the run's, and each worker says what
+    // it is doing. Sixteen cards: the run cannot end before it is stopped.
+    h.state_mut().set_generation(16, 1, 5, 1);
+    h.run();
+    h.get_by_label("Start").click();
+    wait_for_label_containing(&mut h, "descent step");
+    assert!(h.state().is_generating());
+    assert_eq!(h.state().generation_seed(), 5);
+    assert!(h.query_by_label_contains("Seed 5 (running)").is_some());
+    h.get_by_label("Stop").click();
+    step_until(&mut h, Duration::from_secs(60), |app| !app.is_generating());
+    // Stopped before it made anything: the seed is still free, and kept.
+    assert_eq!(h.state().generation_seed(), 5);
+
+    // A run that stores its puzzle moves the seed on past it.
+    generate_one(&mut h);
+    assert_eq!(h.state().generation_seed(), 12);
+
+    // After a restart, choosing 6 cards offers the next unused seed for
+    // them, and back at 8 cards the one for 8.
+    let mut h = harness(&root);
+    assert_eq!(h.state().generation_seed(), 42);
+    h.get_by_role(egui::Role::Slider).set_value_accesskit(6.0);
+    h.run();
+    assert_eq!(h.state().generation_seed(), 12);
+    h.get_by_role(egui::Role::Slider).set_value_accesskit(8.0);
+    h.run();
+    assert_eq!(h.state().generation_seed(), 42);
+
+    // The same seed again: every candidate is a duplicate, and the status
+    // says so and which seed to use instead.
+    h.state_mut().set_generation(6, 1, 11, 1);
+    h.run();
+    h.get_by_label("Start").click();
+    h.run_steps(2);
+    step_until(&mut h, Duration::from_secs(60), |app| !app.is_generating());
+    let status = h.state().status_text().unwrap_or_default().to_string();
+    assert!(
+        status.ends_with(
+            "1 duplicate dropped; 0 failed. The candidate was already in the store \
+             (seed 11 was used before): choose another seed — the next unused one is 12."
+        ),
+        "{status}"
+    );
+    assert_eq!(h.state().generation_seed(), 12);
+}
+
+/// Steps the app until a widget whose label contains `part` shows, or fails after 60 s.
+fn wait_for_label_containing(h: &mut Harness<'_, BoafApp>, part: &str) {
+    let start = Instant::now();
+    while h.query_by_label_contains(part).is_none() {
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "'{part}' never showed; status: {:?}",
+            h.state().status_text()
+        );
+        h.step();
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn the_queue_marks_rated_candidates_and_can_leave_them_out() {
+    let root = temp_root("rated");
+    let stored = store_candidates(&root, 6, 1..12);
+    assert!(stored.len() >= 3, "distinct candidates: {}", stored.len());
+    let (a, b, c) = (&stored[0], &stored[1], &stored[2]);
+    // The second one is rated (a ratings file read by column name).
+    std::fs::create_dir_all(root.join("ratings")).unwrap();
+    std::fs::write(
+        root.join("ratings/ratings.csv"),
+        format!("puzzle,rating\n{},7\n", b.puzzle),
+    )
+    .unwrap();
+    let mut h = harness(&root);
+    assert_eq!(h.state().candidates().len(), stored.len());
+    assert_eq!(h.query_all_by_label("✔ rated").count(), 1);
+    assert!(h.query_by_label("#2").is_some());
+    // Only unrated: the rated one leaves the queue...
+    h.get_by_role_and_label(egui::Role::CheckBox, "Only unrated")
+        .click();
+    h.run();
+    assert_eq!(h.query_all_by_label("✔ rated").count(), 0);
+    assert!(h.query_by_label("#2").is_none());
+    assert!(h.query_by_label("#1").is_some() && h.query_by_label("#3").is_some());
+    // ...and Skip goes past it: from the first candidate to the third.
+    let plays: Vec<_> = h.query_all_by_label("Play").collect();
+    // The rows' Play buttons come after the tab; the first row is #1.
+    let first_row = plays.len() - (stored.len() - 1);
+    plays[first_row].click();
+    h.run();
+    assert_eq!(h.state().current().unwrap().puzzle, a.puzzle);
+    h.get_by_label("Rate").click();
+    h.run();
+    h.get_by_label("Skip").click();
+    h.run();
+    assert_eq!(h.state().current().unwrap().puzzle, c.puzzle);
+}

@@ -10,8 +10,9 @@
 //! puzzles before it that are still being searched); [`Order::Arrival`]
 //! stores each one the moment it arrives, so a crash loses none that came.
 
-use crate::generator::pipeline::{Candidate, Generator, Job, Message, Wake};
-use crate::generator::store::PuzzleStore;
+use crate::generator::pipeline::{Candidate, Generator, Job, Message, Wake, seed_after};
+use crate::generator::search::Phase;
+use crate::generator::store::{PuzzleStore, read_store};
 use crossbeam_channel::{RecvTimeoutError, TryRecvError};
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
@@ -32,10 +33,9 @@ pub enum Order {
 pub struct WorkerProgress {
     /// The puzzle's index in the batch.
     pub index: usize,
-    /// Steps done.
-    pub iteration: usize,
-    /// Steps in all.
-    pub of: usize,
+    /// What the worker is doing on it (its [`Display`](std::fmt::Display)
+    /// says so in words: "descent step 37 of 50", "exact analysis 2 of 3").
+    pub phase: Phase,
     /// The current puzzle's energy.
     pub current: f64,
     /// The best energy so far.
@@ -97,6 +97,20 @@ pub struct Summary {
     pub seconds: f64,
     /// The store, if the batch had one.
     pub store: Option<PathBuf>,
+    /// The batch seed.
+    pub seed: u64,
+    /// What the store says of the seeds, looked up when every candidate
+    /// made was already in it (`None` otherwise, or when it could not be read).
+    pub seeds: Option<StoredSeeds>,
+}
+
+/// What a store says of the batch seeds it holds.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct StoredSeeds {
+    /// Whether the batch's seed made puzzles in the store before.
+    pub seed_used: bool,
+    /// A seed after every one in the store and the batch's: unused.
+    pub next_unused: u64,
 }
 
 /// "1 thing" or "2 things".
@@ -140,7 +154,41 @@ impl Summary {
             text.push_str(&format!("; {} could not be stored", self.unstored));
         }
         text.push('.');
+        if let Some(hint) = self.all_duplicates_hint() {
+            text.push(' ');
+            text.push_str(&hint);
+        }
         text
+    }
+
+    /// When every candidate made was already in the store, why, and what to
+    /// change: another seed, or other settings when the seed was new.
+    fn all_duplicates_hint(&self) -> Option<String> {
+        if self.new > 0 || self.duplicates == 0 || self.unstored > 0 {
+            return None;
+        }
+        let all = match self.duplicates {
+            1 if self.count == 1 => "The candidate was".to_string(),
+            1 => "The one candidate made was".to_string(),
+            d if d == self.count => format!("All {d} candidates were"),
+            d => format!("All {d} candidates made were"),
+        };
+        let seed = self.seed;
+        Some(match self.seeds {
+            Some(StoredSeeds {
+                seed_used: true,
+                next_unused,
+            }) => format!(
+                "{all} already in the store (seed {seed} was used before): choose another seed — the next unused one is {next_unused}."
+            ),
+            Some(StoredSeeds {
+                seed_used: false,
+                next_unused,
+            }) => format!(
+                "{all} already in the store, though seed {seed} was new: these settings find few distinct puzzles; try more cards, more steps or another energy (the next unused seed is {next_unused})."
+            ),
+            None => format!("{all} already in the store: choose another seed."),
+        })
     }
 }
 
@@ -219,6 +267,8 @@ impl Batch {
             cancelled: false,
             seconds: 0.0,
             store: store.as_ref().map(|s| s.path().to_path_buf()),
+            seed: job.seed,
+            seeds: None,
         };
         let indices = job.indices.clone();
         Batch {
@@ -317,15 +367,13 @@ impl Batch {
             Message::Progress {
                 worker,
                 index,
-                iteration,
-                of,
+                phase,
                 current,
                 best,
             } => {
                 let progress = WorkerProgress {
                     index,
-                    iteration,
-                    of,
+                    phase,
                     current,
                     best,
                 };
@@ -410,6 +458,17 @@ impl Batch {
             }
         }
         self.summary.cancelled = cancelled;
+        if self.summary.new == 0 && self.summary.duplicates > 0 {
+            // Only now, and only then: the store is read again to say why.
+            self.summary.seeds = self.store.as_ref().and_then(|store| {
+                let (stored, _) = read_store(store.path()).ok()?;
+                let seed = self.summary.seed;
+                Some(StoredSeeds {
+                    seed_used: stored.iter().any(|c| c.seed == seed),
+                    next_unused: seed_after(&stored).max(seed.saturating_add(1)),
+                })
+            });
+        }
         self.summary.seconds = self.started.elapsed().as_secs_f64();
         self.finished = true;
         events.push(Event::Finished(self.summary.clone()));
@@ -445,6 +504,8 @@ mod tests {
             cancelled: true,
             seconds: 2.04,
             store: None,
+            seed: 1,
+            seeds: None,
         };
         assert_eq!(
             s.text(|_| String::new()),
@@ -457,5 +518,54 @@ mod tests {
             "Finished after 2.0 s: 1 new puzzle of 4 stored in p/n8.jsonl; 1 duplicate dropped; 2 failed; 1 could not be stored."
         );
         assert!(!s.is_success());
+    }
+
+    #[test]
+    fn an_all_duplicate_batch_says_what_to_change() {
+        let mut s = Summary {
+            count: 10,
+            new: 0,
+            duplicates: 10,
+            unstored: 0,
+            failed: 0,
+            cancelled: false,
+            seconds: 1.0,
+            store: Some("n8-E5.jsonl".into()),
+            seed: 1,
+            seeds: Some(StoredSeeds {
+                seed_used: true,
+                next_unused: 7,
+            }),
+        };
+        let show = |p: &Path| p.display().to_string();
+        assert_eq!(
+            s.text(show),
+            "Finished after 1.0 s: 0 new puzzles of 10 stored in n8-E5.jsonl; 10 duplicates dropped; 0 failed. \
+             All 10 candidates were already in the store (seed 1 was used before): choose another seed — the next unused one is 7."
+        );
+        // A new seed whose puzzles were all found before: other settings.
+        s.seeds = Some(StoredSeeds {
+            seed_used: false,
+            next_unused: 7,
+        });
+        assert!(
+            s.text(show).ends_with(
+                "0 failed. All 10 candidates were already in the store, though seed 1 was new: \
+                 these settings find few distinct puzzles; try more cards, more steps or another energy (the next unused seed is 7)."
+            ),
+            "{}",
+            s.text(show)
+        );
+        // Some failed, the rest were duplicates; the store could not be read again.
+        (s.duplicates, s.failed, s.seeds) = (8, 2, None);
+        assert!(
+            s.text(show)
+                .ends_with("All 8 candidates made were already in the store: choose another seed."),
+            "{}",
+            s.text(show)
+        );
+        // One new puzzle: no hint.
+        s.new = 1;
+        assert!(s.text(show).ends_with("2 failed."), "{}", s.text(show));
     }
 }

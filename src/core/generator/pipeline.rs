@@ -14,7 +14,9 @@ use crate::engine::limits::{Cancel, Limits, SearchError};
 use crate::engine::notation::{ParseError, ParseErrorKind, parse_state, to_compact};
 use crate::engine::state::{Grid, State};
 use crate::generator::energy::Energy;
-use crate::generator::search::{GenError, SearchParams, StepReport, hill_descent};
+use crate::generator::search::{
+    GenError, LayerHook, Phase, SearchParams, StepReport, hill_descent_told, layer_progress,
+};
 use crossbeam_channel::{Receiver, SendTimeoutError, Sender, TrySendError, bounded};
 use serde::{Deserialize, Serialize};
 use std::cmp::Ordering;
@@ -120,16 +122,15 @@ impl Candidate {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Message {
     /// A worker's search moved on (sent at most every 50 ms a worker, and
-    /// dropped rather than waited for when the channel is full).
+    /// dropped rather than waited for when the channel is full; the start of
+    /// each phase is always sent).
     Progress {
         /// The worker, from 0.
         worker: usize,
         /// The puzzle's index in the batch.
         index: usize,
-        /// Steps done.
-        iteration: usize,
-        /// Steps in all.
-        of: usize,
+        /// What the worker is doing on it.
+        phase: Phase,
         /// The current energy.
         current: f64,
         /// The best energy so far.
@@ -159,6 +160,16 @@ pub fn puzzle_seed(batch: u64, index: usize) -> u64 {
     z ^ (z >> 31)
 }
 
+/// The batch seed after every one these candidates were made with (1 when
+/// there are none): a batch from it repeats none of their searches.
+pub fn seed_after<'a>(candidates: impl IntoIterator<Item = &'a Candidate>) -> u64 {
+    candidates
+        .into_iter()
+        .map(|c| c.seed.saturating_add(1))
+        .max()
+        .unwrap_or(1)
+}
+
 /// Puzzles `i`-th of `of` shards take of a batch of `count`: contiguous, so
 /// shard outputs concatenate in batch order.
 pub fn shard(count: usize, i: usize, of: usize) -> Range<usize> {
@@ -166,31 +177,54 @@ pub fn shard(count: usize, i: usize, of: usize) -> Range<usize> {
     count * i / of..count * (i + 1) / of
 }
 
-/// Makes one puzzle: the search, then its exact features.
+/// Makes one puzzle: the search, then its exact features. `report` hears
+/// about each step and each phase (see [`Phase`]).
 pub fn make_candidate(
     job: &Job,
     index: usize,
     limits: Limits,
     report: impl FnMut(StepReport),
 ) -> Result<Candidate, GenError> {
+    make_candidate_told(job, index, limits, report, None)
+}
+
+/// [`make_candidate`], with `layers` told about each layer of its long
+/// exact analyses.
+pub fn make_candidate_told(
+    job: &Job,
+    index: usize,
+    limits: Limits,
+    mut report: impl FnMut(StepReport),
+    layers: Option<LayerHook>,
+) -> Result<Candidate, GenError> {
     let started = Instant::now();
-    let found = hill_descent(
+    let found = hill_descent_told(
         job.n,
         &job.energy,
         &job.params,
         puzzle_seed(job.seed, index),
         limits.clone(),
-        report,
+        &mut report,
+        layers.clone(),
     )?;
-    let opts = AnalysisOptions {
-        depth: Depth::Features,
-        limits,
-        ..AnalysisOptions::default()
-    };
     // The confirmation may have analysed the best puzzle already.
     let features = match found.features {
         Some(f) => f,
-        None => features(&found.best, &opts)?.0,
+        None => {
+            let told = StepReport {
+                phase: Phase::Features { layers: None },
+                current: found.trace.last().copied().unwrap_or(found.energy),
+                best: found.energy,
+            };
+            report(told);
+            let opts = AnalysisOptions {
+                depth: Depth::Features,
+                limits,
+                progress: layers.map(|hook| layer_progress(hook, told)),
+                ..AnalysisOptions::default()
+            };
+            features(&found.best, &opts)?.0
+        }
     };
     Ok(Candidate {
         puzzle: to_compact(&found.best),
@@ -324,6 +358,14 @@ impl Worker {
         }
     }
 
+    /// Sends a message that may be dropped when the channel is full.
+    fn try_send(&self, msg: Message) {
+        match self.tx.try_send(msg) {
+            Ok(()) => self.wake(),
+            Err(TrySendError::Full(_) | TrySendError::Disconnected(_)) => {}
+        }
+    }
+
     fn wake(&self) {
         if let Some(w) = &self.wake {
             w();
@@ -338,25 +380,50 @@ impl Worker {
                 break;
             }
             let mut last = Instant::now();
-            let of = self.job.params.iterations;
+            let mut stage: Option<Phase> = None;
             let report = |r: StepReport| {
-                if last.elapsed() >= PROGRESS_EVERY || r.iteration == of {
-                    last = Instant::now();
+                // A new phase always gets through (a few a puzzle), and so
+                // does the budget's last step; the steps between are sampled.
+                let new_stage = stage.is_none_or(|s| !s.same_stage(&r.phase));
+                let last_step = matches!(r.phase, Phase::Descent { step, of } if step == of);
+                if !(new_stage || last_step || last.elapsed() >= PROGRESS_EVERY) {
+                    return;
+                }
+                last = Instant::now();
+                stage = Some(r.phase);
+                let msg = Message::Progress {
+                    worker: self.worker,
+                    index,
+                    phase: r.phase,
+                    current: r.current,
+                    best: r.best,
+                };
+                if new_stage {
+                    self.send(msg);
+                } else {
+                    self.try_send(msg);
+                }
+            };
+            let layers: LayerHook = {
+                let (tx, wake, worker) = (self.tx.clone(), self.wake.clone(), self.worker);
+                Arc::new(move |r: StepReport| {
                     let msg = Message::Progress {
-                        worker: self.worker,
+                        worker,
                         index,
-                        iteration: r.iteration,
-                        of,
+                        phase: r.phase,
                         current: r.current,
                         best: r.best,
                     };
-                    match self.tx.try_send(msg) {
-                        Ok(()) => self.wake(),
-                        Err(TrySendError::Full(_) | TrySendError::Disconnected(_)) => {}
+                    // Dropped rather than waited for, as steps are.
+                    if tx.try_send(msg).is_ok()
+                        && let Some(w) = &wake
+                    {
+                        w();
                     }
-                }
+                })
             };
-            let msg = match make_candidate(&self.job, index, limits.clone(), report) {
+            let made = make_candidate_told(&self.job, index, limits.clone(), report, Some(layers));
+            let msg = match made {
                 Ok(c) => Message::Candidate(Box::new(c)),
                 Err(GenError::Search(SearchError::Cancelled)) => break,
                 Err(e) => Message::Error {

@@ -12,7 +12,7 @@
 //! and trace on any machine (the generator is `Xoshiro256PlusPlus`, a fixed
 //! algorithm).
 
-use crate::engine::analysis::{AnalysisOptions, Depth};
+use crate::engine::analysis::{AnalysisOptions, Depth, Progress, ProgressHook};
 use crate::engine::card::Card;
 use crate::engine::estimate::{EstimateOptions, estimate_halfway};
 use crate::engine::features::{Features, Need, features_for};
@@ -23,6 +23,7 @@ use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
+use std::sync::Arc;
 use thiserror::Error;
 
 /// Why a puzzle search did not finish.
@@ -204,16 +205,131 @@ pub struct Found {
     pub features: Option<Features>,
 }
 
-/// A report after each step: step number, current and best energy.
+/// Layers of an exact analysis finished so far (forward and backward passes
+/// both count; see [`crate::engine::analysis::Progress`]).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Layers {
+    /// Layers finished.
+    pub done: usize,
+    /// Layers in all.
+    pub of: usize,
+}
+
+/// What the making of a puzzle is doing: the hill descent, then the exact
+/// analyses that settle it. At 16 cards the analyses take seconds each, so
+/// the front ends say which one runs rather than sit at the last step.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Phase {
+    /// The hill descent: `step` steps of `of` done (more than `of` while no
+    /// solvable puzzle has been met: the budget is then extended).
+    Descent {
+        /// Steps done.
+        step: usize,
+        /// Steps in the budget.
+        of: usize,
+    },
+    /// The exact analysis of the `k`-th (from 1) of the `of` best puzzles by
+    /// estimate ([`HalfwayMode::Confirm`]).
+    Confirm {
+        /// Which analysis, from 1.
+        k: usize,
+        /// Analyses in all.
+        of: usize,
+        /// Its layers so far, once it has finished one.
+        layers: Option<Layers>,
+    },
+    /// The exact features of the best puzzle, when the search did not
+    /// compute them all.
+    Features {
+        /// The analysis's layers so far, once it has finished one.
+        layers: Option<Layers>,
+    },
+}
+
+impl Phase {
+    /// How far along the phase is, as (done, of), for a progress bar: the
+    /// steps of the descent, the layers of an analysis.
+    pub fn done_of(&self) -> (usize, usize) {
+        match *self {
+            Phase::Descent { step, of } => (step.min(of), of),
+            Phase::Confirm {
+                layers: Some(l), ..
+            }
+            | Phase::Features { layers: Some(l) } => (l.done.min(l.of), l.of),
+            Phase::Confirm { layers: None, .. } | Phase::Features { layers: None } => (0, 1),
+        }
+    }
+
+    /// Whether `other` is the same stage (the descent, or the same
+    /// analysis), however far along either is.
+    pub fn same_stage(&self, other: &Phase) -> bool {
+        match (self, other) {
+            (Phase::Descent { .. }, Phase::Descent { .. }) => true,
+            (Phase::Confirm { k: a, .. }, Phase::Confirm { k: b, .. }) => a == b,
+            (Phase::Features { .. }, Phase::Features { .. }) => true,
+            _ => false,
+        }
+    }
+
+    /// The same phase with these layers done.
+    pub fn with_layers(self, layers: Layers) -> Phase {
+        match self {
+            Phase::Confirm { k, of, .. } => Phase::Confirm {
+                k,
+                of,
+                layers: Some(layers),
+            },
+            Phase::Features { .. } => Phase::Features {
+                layers: Some(layers),
+            },
+            descent => descent,
+        }
+    }
+}
+
+impl std::fmt::Display for Phase {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let layers = match *self {
+            Phase::Descent { step, of } if step <= of => {
+                return write!(f, "descent step {step} of {of}");
+            }
+            Phase::Descent { step, of } => {
+                return write!(
+                    f,
+                    "descent step {step} (past {of}: no solvable puzzle met yet)"
+                );
+            }
+            Phase::Confirm { k, of, layers } => {
+                write!(f, "exact analysis {k} of {of}")?;
+                layers
+            }
+            Phase::Features { layers } => {
+                f.write_str("exact features")?;
+                layers
+            }
+        };
+        match layers {
+            Some(l) => write!(f, ", layer {} of {}", l.done, l.of),
+            None => Ok(()),
+        }
+    }
+}
+
+/// A report on a search: what it is doing, and the current and best energy
+/// (those of the descent, once it is over).
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct StepReport {
-    /// Steps done.
-    pub iteration: usize,
+    /// What it is doing.
+    pub phase: Phase,
     /// The current puzzle's energy.
     pub current: f64,
     /// The best energy so far.
     pub best: f64,
 }
+
+/// Hears the layers of a search's long exact analyses as they finish (from
+/// the thread running the search; the analysis needs a hook it can keep).
+pub type LayerHook = Arc<dyn Fn(StepReport) + Send + Sync>;
 
 /// Scores puzzles by one energy, computing only the features it reads and
 /// remembering every puzzle it has scored (the search often comes back).
@@ -265,9 +381,23 @@ impl<'a> Scorer<'a> {
     /// The features the energy needs of a puzzle (the halfway ones estimated
     /// unless the mode is exact or `exact` is set).
     pub fn features(&self, puzzle: &State, exact: bool) -> Result<Features, SearchError> {
+        self.features_told(puzzle, exact, None)
+    }
+
+    /// [`Scorer::features`], telling `progress` about each layer of a full analysis.
+    fn features_told(
+        &self,
+        puzzle: &State,
+        exact: bool,
+        progress: Option<ProgressHook>,
+    ) -> Result<Features, SearchError> {
         let estimating = self.reads.halfway_features && !exact && self.mode != HalfwayMode::Exact;
         if self.reads.halfway_features && !estimating {
-            return features_for(puzzle, Need::Halfway, &self.opts);
+            let opts = AnalysisOptions {
+                progress,
+                ..self.opts.clone()
+            };
+            return features_for(puzzle, Need::Halfway, &opts);
         }
         let need = if self.reads.ratio_depth > 0 {
             Need::Shallow(self.reads.ratio_depth)
@@ -286,9 +416,14 @@ impl<'a> Scorer<'a> {
         Ok(f)
     }
 
-    /// The exact features the energy needs of a puzzle, and its exact energy.
-    pub fn exact(&self, puzzle: &State) -> Result<(Features, f64), SearchError> {
-        let f = self.features(puzzle, true)?;
+    /// The exact features the energy needs of a puzzle, and its exact energy;
+    /// `progress` hears about each layer of the analysis.
+    pub fn exact(
+        &self,
+        puzzle: &State,
+        progress: Option<ProgressHook>,
+    ) -> Result<(Features, f64), SearchError> {
+        let f = self.features_told(puzzle, true, progress)?;
         let e = self.energy.eval(&f);
         Ok((f, e))
     }
@@ -350,7 +485,8 @@ fn to_state(cells: &[u8; MAX_CELLS], grid: Grid) -> State {
 }
 
 /// Runs one hill descent for an n-card puzzle from `seed`. `report` hears
-/// about every step; cancelling through `limits` stops it with
+/// about every step, and about the start of each exact analysis of the
+/// confirmation; cancelling through `limits` stops it with
 /// [`SearchError::Cancelled`].
 pub fn hill_descent(
     n: usize,
@@ -358,7 +494,21 @@ pub fn hill_descent(
     params: &SearchParams,
     seed: u64,
     limits: Limits,
+    report: impl FnMut(StepReport),
+) -> Result<Found, GenError> {
+    hill_descent_told(n, energy, params, seed, limits, report, None)
+}
+
+/// [`hill_descent`], with `layers` told about each layer of the
+/// confirmation's exact analyses.
+pub fn hill_descent_told(
+    n: usize,
+    energy: &Energy,
+    params: &SearchParams,
+    seed: u64,
+    limits: Limits,
     mut report: impl FnMut(StepReport),
+    layers: Option<LayerHook>,
 ) -> Result<Found, GenError> {
     let grid = params.check(n).map_err(GenError::Invalid)?;
     let cells_n = grid.cells();
@@ -442,7 +592,10 @@ pub fn hill_descent(
         }
         trace.push(current);
         report(StepReport {
-            iteration,
+            phase: Phase::Descent {
+                step: iteration,
+                of: params.iterations,
+            },
             current,
             best: best_score.energy,
         });
@@ -457,8 +610,19 @@ pub fn hill_descent(
     if confirming {
         // The exact energy of each leader; the least wins (the earlier on ties).
         let mut exact_best: Option<(f64, [u8; MAX_CELLS], Features)> = None;
-        for (_, cells) in &leaders {
-            let (f, e) = scorer.exact(&to_state(cells, grid))?;
+        for (i, (_, cells)) in leaders.iter().enumerate() {
+            let told = StepReport {
+                phase: Phase::Confirm {
+                    k: i + 1,
+                    of: leaders.len(),
+                    layers: None,
+                },
+                current,
+                best: best_score.energy,
+            };
+            report(told);
+            let progress = layers.clone().map(|hook| layer_progress(hook, told));
+            let (f, e) = scorer.exact(&to_state(cells, grid), progress)?;
             if exact_best.as_ref().is_none_or(|b| e < b.0) {
                 exact_best = Some((e, *cells, f));
             }
@@ -476,6 +640,20 @@ pub fn hill_descent(
         trace,
         evaluations,
         features,
+    })
+}
+
+/// An analysis hook that tells `hook` each finished layer as `told` with
+/// its layers filled in.
+pub fn layer_progress(hook: LayerHook, told: StepReport) -> ProgressHook {
+    Arc::new(move |p: Progress| {
+        hook(StepReport {
+            phase: told.phase.with_layers(Layers {
+                done: p.done,
+                of: p.of,
+            }),
+            ..told
+        });
     })
 }
 

@@ -11,11 +11,15 @@ use boaf_core::engine::notation::parse_state;
 use boaf_core::generator::batch::{Batch, Event, Order, Summary};
 use boaf_core::generator::energy::builtin;
 use boaf_core::generator::pipeline::{Candidate, Job, shard};
-use boaf_core::generator::search::{GenError, HalfwayMode, SearchParams, accepts, hill_descent};
+use boaf_core::generator::search::{
+    GenError, HalfwayMode, Layers, Phase, SearchParams, StepReport, accepts, hill_descent,
+    hill_descent_told,
+};
 use boaf_core::generator::store::{PuzzleStore, parse_store};
 use common::temp::TempDir;
 use rand::SeedableRng;
 use rand::rngs::Xoshiro256PlusPlus;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 fn job(
@@ -65,7 +69,10 @@ fn run(job: Job, workers: usize) -> Vec<Candidate> {
     let summary = finish(batch, Duration::from_secs(300), |e| match e {
         Event::Candidate(c) => out.push((**c).clone()),
         Event::Failed { index, message } => panic!("puzzle {index}: {message}"),
-        Event::Progress { progress, .. } => assert!(progress.iteration <= progress.of),
+        Event::Progress { progress, .. } => {
+            let (done, of) = progress.phase.done_of();
+            assert!(done <= of, "{:?}", progress.phase);
+        }
         Event::Duplicate { .. } | Event::Unstored { .. } => panic!("no store, no duplicates"),
         Event::Finished(_) => {}
     });
@@ -348,12 +355,195 @@ fn a_batch_stores_in_batch_order_counts_duplicates_and_sums_up() {
     assert_eq!((again.new, again.duplicates, again.failed), (0, 5, 0));
     assert_eq!(again.store.as_deref(), Some(path.as_path()));
     let text = again.text(|p| p.file_name().unwrap().to_string_lossy().into_owned());
+    // Every candidate was a duplicate: the text says why and which seed is
+    // next (17 is the only seed in the store).
     assert!(
         text.starts_with("Finished after ")
             && text.ends_with(
-                ": 0 new puzzles of 5 stored in n6.jsonl; 5 duplicates dropped; 0 failed."
+                ": 0 new puzzles of 5 stored in n6.jsonl; 5 duplicates dropped; 0 failed. \
+                 All 5 candidates were already in the store (seed 17 was used before): \
+                 choose another seed — the next unused one is 18."
             ),
         "{text}"
     );
     assert_eq!(std::fs::read(&path).unwrap(), written, "nothing appended");
+}
+
+/// A 12-card job that estimates the halfway ratio, then confirms the best
+/// three exactly: a few steps, so that it is quick.
+fn confirm_job(steps: usize) -> Job {
+    let mut job = job(12, "E5", steps, 3, 0..1);
+    job.params = SearchParams {
+        halfway_mode: HalfwayMode::Confirm,
+        samples: 200,
+        confirm: 3,
+        ..job.params
+    };
+    job
+}
+
+#[test]
+fn a_search_says_which_phase_it_is_in() {
+    let job = confirm_job(20);
+    let mut reports = Vec::new();
+    let layers: Arc<Mutex<Vec<StepReport>>> = Arc::default();
+    let hook = {
+        let layers = layers.clone();
+        Arc::new(move |r: StepReport| layers.lock().unwrap().push(r))
+    };
+    let found = hill_descent_told(
+        12,
+        &job.energy,
+        &job.params,
+        7,
+        Limits::default(),
+        |r| reports.push(r),
+        Some(hook),
+    )
+    .unwrap();
+    let phases: Vec<Phase> = reports.iter().map(|r| r.phase).collect();
+    let steps = found.trace.len() - 1;
+    // Every step of the descent, in order, then one report as each of the
+    // three exact analyses of the confirmation starts.
+    let mut expected: Vec<Phase> = (1..=steps)
+        .map(|step| Phase::Descent { step, of: 20 })
+        .collect();
+    expected.extend((1..=3).map(|k| Phase::Confirm {
+        k,
+        of: 3,
+        layers: None,
+    }));
+    assert_eq!(phases, expected);
+    // The best energy reported is the descent's best (an estimate).
+    let last = reports.last().unwrap();
+    assert_eq!(last.best, reports[steps - 1].best);
+    // The layers of each analysis: 2 × 11 + 1 of them for 12 stacks, in
+    // order, each analysis to its end.
+    let layers = layers.lock().unwrap();
+    for k in 1..=3 {
+        let done: Vec<usize> = layers
+            .iter()
+            .filter_map(|r| match r.phase {
+                Phase::Confirm {
+                    k: at,
+                    of: 3,
+                    layers: Some(Layers { done, of: 23 }),
+                } if at == k => Some(done),
+                _ => None,
+            })
+            .collect();
+        assert!(!done.is_empty(), "analysis {k} told its layers");
+        assert!(done.windows(2).all(|w| w[0] < w[1]), "{done:?}");
+        assert_eq!(done.last(), Some(&23), "analysis {k} ran to its end");
+    }
+    assert_eq!(
+        layers.len(),
+        layers
+            .iter()
+            .filter(|r| matches!(r.phase, Phase::Confirm { .. }))
+            .count(),
+        "only the confirmation's analyses tell layers"
+    );
+}
+
+#[test]
+fn a_worker_reports_each_phase_through_the_batch() {
+    let stages = |job: Job| {
+        let mut phases = Vec::new();
+        let batch = Batch::start(job, 1, None, Order::Batch, None);
+        let summary = finish(batch, Duration::from_secs(300), |e| {
+            if let Event::Progress { worker, progress } = e {
+                assert_eq!((*worker, progress.index), (0, 0));
+                phases.push(progress.phase);
+            }
+        });
+        assert!(summary.is_success(), "{summary:?}");
+        phases
+    };
+    // Estimate, then confirm: the descent (its last step always told),
+    // then the three exact analyses, each told as it starts.
+    let phases = stages(confirm_job(20));
+    assert_eq!(phases.first(), Some(&Phase::Descent { step: 1, of: 20 }));
+    assert!(phases.contains(&Phase::Descent { step: 20, of: 20 }));
+    let starts: Vec<&Phase> = phases
+        .iter()
+        .filter(|p| matches!(p, Phase::Confirm { layers: None, .. }))
+        .collect();
+    assert_eq!(
+        starts,
+        (1..=3)
+            .map(|k| Phase::Confirm {
+                k,
+                of: 3,
+                layers: None
+            })
+            .collect::<Vec<_>>()
+            .iter()
+            .collect::<Vec<_>>()
+    );
+    // The layers of the analyses come through too, after their start.
+    let first_layer = phases
+        .iter()
+        .position(|p| {
+            matches!(
+                p,
+                Phase::Confirm {
+                    layers: Some(_),
+                    ..
+                }
+            )
+        })
+        .expect("layers are told");
+    assert!(first_layer > phases.iter().position(|p| starts[0] == p).unwrap());
+    assert!(
+        !phases.iter().any(|p| matches!(p, Phase::Features { .. })),
+        "the confirmation computed the features"
+    );
+    // Exact at every step: the descent, then the best puzzle's features.
+    let phases = stages(job(6, "E5", 30, 5, 0..1));
+    assert_eq!(phases.first(), Some(&Phase::Descent { step: 1, of: 30 }));
+    assert!(matches!(
+        phases.last(),
+        Some(Phase::Features {
+            layers: Some(Layers { done: 11, of: 11 })
+        })
+    ));
+    assert!(phases.contains(&Phase::Features { layers: None }));
+}
+
+#[test]
+fn phases_read_as_english() {
+    let say = |p: Phase| p.to_string();
+    assert_eq!(
+        say(Phase::Descent { step: 37, of: 50 }),
+        "descent step 37 of 50"
+    );
+    assert_eq!(
+        say(Phase::Descent { step: 53, of: 50 }),
+        "descent step 53 (past 50: no solvable puzzle met yet)"
+    );
+    assert_eq!(
+        say(Phase::Confirm {
+            k: 2,
+            of: 3,
+            layers: None
+        }),
+        "exact analysis 2 of 3"
+    );
+    let layers = Some(Layers { done: 5, of: 31 });
+    assert_eq!(
+        say(Phase::Confirm {
+            k: 2,
+            of: 3,
+            layers
+        }),
+        "exact analysis 2 of 3, layer 5 of 31"
+    );
+    assert_eq!(say(Phase::Features { layers: None }), "exact features");
+    assert_eq!(
+        say(Phase::Features { layers }),
+        "exact features, layer 5 of 31"
+    );
+    assert_eq!(Phase::Features { layers }.done_of(), (5, 31));
+    assert_eq!(Phase::Descent { step: 53, of: 50 }.done_of(), (50, 50));
 }
