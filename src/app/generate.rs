@@ -141,6 +141,11 @@ impl GeneratePanel {
         self.rated = rated;
     }
 
+    /// Notes one more rated puzzle (after a save; no need to read the file again).
+    pub(super) fn mark_rated(&mut self, puzzle: &str) {
+        self.rated.insert(puzzle.to_string());
+    }
+
     /// Whether this puzzle was rated.
     fn is_rated(&self, c: &Candidate) -> bool {
         self.rated.contains(&c.puzzle)

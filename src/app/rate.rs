@@ -121,6 +121,7 @@ impl BoafApp {
             match save_rating(&self.folder, &rating) {
                 Ok(note) => {
                     self.rate.saved += 1;
+                    self.generate.mark_rated(&rating.puzzle);
                     // Remembered for next time; losing it is harmless.
                     let _ = write_atomically(&self.folder.rater(), rating.rater.as_bytes());
                     self.say(note);

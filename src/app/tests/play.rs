@@ -142,6 +142,10 @@ fn the_saved_row_is_exactly_what_the_player_did() {
     assert_eq!(text("hints"), "1");
     assert_eq!(text("solution_shown"), "true");
     assert_eq!(table.number(0, "seconds"), Some(12.0));
+    // The queue marks it rated at once.
+    h.state_mut().set_tab(Tab::Generate);
+    h.run();
+    assert!(stats(&h, "✔ rated"));
 }
 
 #[test]
