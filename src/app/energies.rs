@@ -181,7 +181,10 @@ impl BoafApp {
                 ui.end_row();
                 for e in self.energies.book.energies() {
                     ui.monospace(e.id());
-                    ui.monospace(e.definition().join("\n"));
+                    // The rated range after the definition: it changes no value.
+                    let mut lines = e.definition();
+                    lines.extend(e.range_text());
+                    ui.monospace(lines.join("\n"));
                     ui.label(&e.about);
                     ui.end_row();
                 }

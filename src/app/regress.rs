@@ -6,10 +6,11 @@ use super::BoafApp;
 use boaf_core::engine::features::Features;
 use boaf_core::folder::Folder;
 use boaf_core::format;
+use boaf_core::generator::energy::EnergyBook;
 use boaf_core::study::ratings::{RatingsTable, read_ratings};
 use boaf_core::study::regress::{DEFAULT_FEATURES, Fit, FitData, RegressError, fit, table_data};
 use eframe::egui;
-use egui_plot::{Bar, BarChart, Line, Plot, Points};
+use egui_plot::{Bar, BarChart, GridMark, Line, Plot, Points};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -174,28 +175,7 @@ impl BoafApp {
         coef_table(ui, &fitted);
         ui.columns(2, |cols| {
             let ui = &mut cols[0];
-            ui.strong("Coefficients (per standard deviation of the feature)");
-            let bars: Vec<Bar> = fitted
-                .coefs
-                .iter()
-                .enumerate()
-                .map(|(i, c)| Bar::new(i as f64, c.estimate).name(&c.name).width(0.6))
-                .collect();
-            let names: Vec<String> = fitted.coefs.iter().map(|c| c.name.clone()).collect();
-            Plot::new("coef-chart")
-                .height(240.0)
-                .allow_scroll(false)
-                .x_axis_formatter(move |mark, _| {
-                    let i = mark.value.round();
-                    if (mark.value - i).abs() < 1e-6 && i >= 0.0 {
-                        names.get(i as usize).cloned().unwrap_or_default()
-                    } else {
-                        String::new()
-                    }
-                })
-                .show(ui, |plot| {
-                    plot.bar_chart(BarChart::new("coefficient", bars))
-                });
+            coef_chart(ui, &fitted);
             let ui = &mut cols[1];
             scatter_ui(ui, &table, &fitted, &mut r.scatter);
         });
@@ -225,6 +205,13 @@ impl BoafApp {
                 format::fixed(fitted.r2, 3)
             );
             let toml = fitted.to_energy_toml(&name, &about);
+            // The same fit again would only add a copy under a new name.
+            if let Some(same) = same_energy(self.energies.book(), &toml) {
+                self.say(format!(
+                    "This fit is already the energy '{same}' (same definition); nothing was added."
+                ));
+                return;
+            }
             match self.energies.append_fitted(&folder, &toml) {
                 Ok(()) => {
                     self.generate.energies_changed(&self.energies);
@@ -276,6 +263,105 @@ fn problems_ui(ui: &mut egui::Ui, table: &RatingsTable, data: &FitData) {
         format!("{} values that are not numbers", data.problems.len()),
         data.problems.iter().map(ToString::to_string).collect(),
     );
+}
+
+/// The name of the energy in use whose definition is that of the energy in
+/// `toml`, if any (a text that does not parse matches none; adding it fails
+/// with its error).
+fn same_energy(book: &EnergyBook, toml: &str) -> Option<String> {
+    let parsed = EnergyBook::parse(toml, "fit").ok()?;
+    let new = parsed.energies().first()?;
+    book.same_definition(new).map(|e| e.name.clone())
+}
+
+/// Where coefficient `i` of `k` sits on the chart's y axis: the first at the
+/// top, so that the chart reads in the table's order.
+fn coef_row(k: usize, i: usize) -> f64 {
+    (k - 1 - i) as f64
+}
+
+/// The y-axis label at `y`: the feature whose bar sits there, nothing
+/// between bars or past the ends.
+fn coef_axis_label(names: &[String], y: f64) -> String {
+    let row = y.round();
+    if (y - row).abs() > 1e-6 || row < 0.0 || row >= names.len() as f64 {
+        return String::new();
+    }
+    names[names.len() - 1 - row as usize].clone()
+}
+
+/// Half the width of a 95% interval: 1.96 standard errors.
+const Z95: f64 = 1.96;
+
+/// The coefficients as horizontal bars, each named on the y axis, with a
+/// ±1.96·SE error bar. The intercept is left out: it is the mean rating, on
+/// another scale than the per-standard-deviation effects (the table has it).
+fn coef_chart(ui: &mut egui::Ui, fit: &Fit) {
+    ui.strong("Coefficients (per standard deviation of the feature), ±1.96 SE");
+    ui.weak("The intercept (the mean rating) is in the table: it is on another scale.");
+    let k = fit.coefs.len();
+    let names: Vec<String> = fit.coefs.iter().map(|c| c.name.clone()).collect();
+    let bars: Vec<Bar> = fit
+        .coefs
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            Bar::new(coef_row(k, i), c.estimate)
+                .name(&c.name)
+                .width(0.6)
+        })
+        .collect();
+    // Wide enough for the longest name, so that none is cut or dropped.
+    let font = egui::TextStyle::Body.resolve(ui.style());
+    let widest = names
+        .iter()
+        .map(|n| {
+            ui.painter()
+                .layout_no_wrap(n.clone(), font.clone(), egui::Color32::WHITE)
+                .size()
+                .x
+        })
+        .fold(0.0f32, f32::max);
+    let whisker = ui.visuals().strong_text_color();
+    // Each row tall enough for its label: egui_plot fades tick labels closer
+    // than 30 points apart and drops those closer than 20.
+    let height = (60.0 + 36.0 * k as f32).max(200.0);
+    Plot::new("coef-chart")
+        .height(height)
+        .allow_scroll(false)
+        .include_x(0.0)
+        .y_axis_min_width(widest + 12.0)
+        .y_grid_spacer(move |_| {
+            (0..k)
+                .map(|i| GridMark {
+                    value: i as f64,
+                    step_size: 1.0,
+                })
+                .collect()
+        })
+        .y_axis_formatter(move |mark, _| coef_axis_label(&names, mark.value))
+        .show(ui, |plot| {
+            plot.bar_chart(BarChart::new("coefficient", bars).horizontal());
+            for (i, c) in fit.coefs.iter().enumerate() {
+                let Some(se) = c.std_error else { continue };
+                let (y, lo, hi) = (coef_row(k, i), c.estimate - Z95 * se, c.estimate + Z95 * se);
+                let cap = 0.15;
+                let segments = [
+                    [[lo, y], [hi, y]],
+                    [[lo, y - cap], [lo, y + cap]],
+                    [[hi, y - cap], [hi, y + cap]],
+                ];
+                for (j, seg) in segments.into_iter().enumerate() {
+                    plot.line(
+                        Line::new(format!("±1.96 SE {}", c.name), seg.to_vec())
+                            .id(("coef-error", i, j))
+                            .color(whisker)
+                            .width(1.5)
+                            .allow_hover(false),
+                    );
+                }
+            }
+        });
 }
 
 /// The table of seed 001's Tables 1–4, with t and p and the fit's summary.
@@ -351,5 +437,30 @@ fn scatter_ui(ui: &mut egui::Ui, table: &RatingsTable, fit: &Fit, feature: &mut 
         });
     if !fit.coefs.iter().any(|c| c.name == *feature) {
         ui.weak("This feature is not in the fit, so there is no fitted line.");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_bar_is_named_on_the_y_axis_top_down() {
+        let names: Vec<String> = ["depth1_ratio", "halfway_ratio", "rank_clusters"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let k = names.len();
+        // Each bar's row carries its own name: the first feature at the top.
+        for (i, name) in names.iter().enumerate() {
+            assert_eq!(coef_axis_label(&names, coef_row(k, i)), *name);
+        }
+        assert_eq!(coef_row(k, 0), 2.0);
+        assert_eq!(coef_axis_label(&names, 2.0), "depth1_ratio");
+        assert_eq!(coef_axis_label(&names, 0.0), "rank_clusters");
+        // Between bars and past the ends: no label.
+        for y in [0.5, -1.0, 3.0, 1.25] {
+            assert_eq!(coef_axis_label(&names, y), "", "at {y}");
+        }
     }
 }

@@ -242,20 +242,19 @@ fn the_regression_panel_matches_the_normal_equations_on_the_example_ratings() {
         h.query_by_label(&shown).is_some(),
         "{shown} is in the table"
     );
-    // "Use as energy", twice: two energies, each minus the predicted rating.
-    h.get_by_label("Use as energy").click();
-    h.run();
+    // "Use as energy": an energy that is minus the predicted rating (a
+    // second click adds nothing: see the test of duplicates below).
     h.get_by_label("Use as energy").click();
     h.run();
     let text = std::fs::read_to_string(root.join("assets/fitted-energies.toml")).unwrap();
     let book = boaf_core::generator::energy::EnergyBook::parse(&text, "fitted").unwrap();
     let names: Vec<&str> = book.energies().iter().map(|e| e.name.as_str()).collect();
-    assert_eq!(names, ["fitted", "fitted-2"]);
+    assert_eq!(names, ["fitted"]);
     let table = read_ratings(&example).unwrap();
     for row in 0..3 {
         let value = |f: &str| table.number(row, f);
         let raw: Vec<f64> = features.iter().map(|f| value(f).unwrap()).collect();
-        let energy = book.energies()[1].eval_with(true, value);
+        let energy = book.energies()[0].eval_with(true, value);
         assert!((energy + fit.predict(&raw)).abs() < 1e-6, "row {row}");
     }
     // Unticking all but one feature refits.
@@ -523,4 +522,114 @@ fn the_queue_marks_rated_candidates_and_can_leave_them_out() {
     h.get_by_label("Skip").click();
     h.run();
     assert_eq!(h.state().current().unwrap().puzzle, c.puzzle);
+}
+
+// Issue 10, item 4: a regression you can read.
+
+/// The Regression panel over the demonstration ratings.
+fn regression_harness(root: &TempDir) -> Harness<'static, BoafApp> {
+    std::fs::create_dir_all(root.join("ratings")).unwrap();
+    std::fs::copy(example_ratings(), root.join("ratings/example.csv")).unwrap();
+    let mut h = harness(root);
+    h.get_by_label("Regression").click();
+    h.run();
+    h
+}
+
+#[test]
+fn use_as_energy_twice_adds_one_energy_and_names_it_the_second_time() {
+    let root = temp_root("regress-twice");
+    let mut h = regression_harness(&root);
+    let fit = h
+        .state()
+        .fit()
+        .expect("a fit of the example ratings")
+        .clone();
+    h.get_by_label("Use as energy").click();
+    h.run();
+    let path = root.join("assets/fitted-energies.toml");
+    let once = std::fs::read_to_string(&path).unwrap();
+    h.get_by_label("Use as energy").click();
+    h.run();
+    // Nothing was added, and the status says which energy it already is.
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), once);
+    assert_eq!(
+        h.state().status_text(),
+        Some("This fit is already the energy 'fitted' (same definition); nothing was added.")
+    );
+    // The one energy carries the rated range of each feature.
+    let book = boaf_core::generator::energy::EnergyBook::parse(&once, "fitted").unwrap();
+    assert_eq!(book.energies().len(), 1);
+    let range = book.energies()[0].rated_range();
+    assert_eq!(range.len(), fit.coefs.len());
+    for ((r, c), (lo, hi)) in range.iter().zip(&fit.coefs).zip(&fit.ranges) {
+        assert_eq!(
+            (r.feature.as_str(), r.min, r.max),
+            (c.name.as_str(), *lo, *hi)
+        );
+    }
+    // The Energies panel lists it once, with its range.
+    h.get_by_label("Energies").click();
+    h.run();
+    assert!(h.query_by_label_contains("fitted-2").is_none());
+    assert!(h.query_by_label_contains("rated depth1_ratio ").is_some());
+}
+
+/// Every piece of text painted in `rect`.
+fn texts_in(h: &Harness<'_, BoafApp>, rect: egui::Rect) -> Vec<String> {
+    fn walk(shape: &egui::Shape, rect: egui::Rect, out: &mut Vec<String>) {
+        match shape {
+            egui::Shape::Vec(v) => v.iter().for_each(|s| walk(s, rect, out)),
+            egui::Shape::Text(t) if rect.contains(t.visual_bounding_rect().center()) => {
+                out.push(t.galley.text().to_string())
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    for c in &h.output().shapes {
+        walk(&c.shape, rect, &mut out);
+    }
+    out
+}
+
+#[test]
+fn the_coefficient_chart_names_every_feature() {
+    let root = temp_root("regress-chart");
+    let mut h = regression_harness(&root);
+    // Tick every feature the ratings have but the two that are the same in
+    // every example rating (7 cards, all solvable): ten bars.
+    let names: Vec<String> = boaf_core::engine::features::Features::NAMES
+        .iter()
+        .filter(|f| !["n", "solvable"].contains(f))
+        .filter(|f| h.query_by_role_and_label(egui::Role::CheckBox, f).is_some())
+        .map(|f| f.to_string())
+        .collect();
+    for f in &names {
+        let tick = h.get_by_role_and_label(egui::Role::CheckBox, f);
+        if tick.accesskit_node().toggled() != Some(egui::accesskit::Toggled::True) {
+            tick.click();
+            h.run();
+        }
+    }
+    let fit = h.state().fit().expect("a fit with every feature").clone();
+    assert_eq!(fit.coefs.len(), 10);
+    // The chart sits under its heading, in the left column; the table and
+    // the tick boxes (which also name the features) are above it, the
+    // scatter plot to its right.
+    let heading = h
+        .get_by_label_contains("Coefficients (per standard deviation")
+        .rect();
+    let chart = egui::Rect::from_min_max(
+        egui::pos2(0.0, heading.max.y),
+        egui::pos2(640.0, heading.max.y + 60.0 + 36.0 * fit.coefs.len() as f32),
+    );
+    let shown = texts_in(&h, chart);
+    for c in &fit.coefs {
+        assert!(
+            shown.contains(&c.name),
+            "'{}' is not labelled on the chart: {shown:?}",
+            c.name
+        );
+    }
 }

@@ -97,6 +97,9 @@ pub struct Fit {
     pub means: Vec<f64>,
     /// Each feature's sample standard deviation.
     pub sds: Vec<f64>,
+    /// Each feature's smallest and largest value over the ratings used: the
+    /// rated range, outside which a prediction is an extrapolation.
+    pub ranges: Vec<(f64, f64)>,
     /// Ratings used.
     pub n: usize,
     /// R² (`None` when every rating is the same).
@@ -151,7 +154,8 @@ impl Fit {
     }
 
     /// A user energy (TOML) that is minus the predicted rating, so that the
-    /// generator looks for the puzzles the ratings reward.
+    /// generator looks for the puzzles the ratings reward, with the rated
+    /// range of each feature so that a candidate outside it can be flagged.
     pub fn to_energy_toml(&self, name: &str, about: &str) -> String {
         let (c0, w) = self.raw_weights();
         let mut value = format!("{}", -c0);
@@ -159,10 +163,18 @@ impl Fit {
             let (sign, mag) = if -w < 0.0 { ('-', *w) } else { ('+', -w) };
             value.push_str(&format!(" {sign} {mag} * {}", c.name));
         }
+        // `{:?}` keeps each bound exact (and always a TOML float).
+        let range: Vec<String> = self
+            .coefs
+            .iter()
+            .zip(&self.ranges)
+            .map(|(c, (lo, hi))| format!("{} = [{lo:?}, {hi:?}]", c.name))
+            .collect();
         format!(
-            "[[energy]]\nname = {}\nabout = {}\nvalue = \"{value}\"\n",
+            "[[energy]]\nname = {}\nabout = {}\nvalue = \"{value}\"\nrange = {{ {} }}\n",
             toml_string(name),
-            toml_string(about)
+            toml_string(about),
+            range.join(", ")
         )
     }
 }
@@ -281,7 +293,13 @@ pub fn fit(names: &[String], x: &[Vec<f64>], y: &[f64]) -> Result<Fit, RegressEr
     }
     let mut means = vec![0.0; k];
     let mut sds = vec![0.0; k];
+    let mut ranges = vec![(0.0, 0.0); k];
     for j in 0..k {
+        ranges[j] = x[..n]
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), r| {
+                (lo.min(r[j]), hi.max(r[j]))
+            });
         let m = x[..n].iter().map(|r| r[j]).sum::<f64>() / n as f64;
         let var = x[..n].iter().map(|r| (r[j] - m).powi(2)).sum::<f64>() / (n - 1) as f64;
         means[j] = m;
@@ -371,6 +389,7 @@ pub fn fit(names: &[String], x: &[Vec<f64>], y: &[f64]) -> Result<Fit, RegressEr
             .collect(),
         means,
         sds,
+        ranges,
         n,
         r2,
         adj_r2: r2

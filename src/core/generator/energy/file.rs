@@ -15,11 +15,20 @@
 //! ]
 //! ```
 //!
+//! An energy fitted from ratings also says the values each feature took in
+//! those ratings, its rated range (outside it the energy extrapolates):
+//!
+//! ```toml
+//! range = { rank_clusters = [2, 5], halfway_ratio = [0.1, 0.6] }
+//! ```
+//!
 //! Parsing is pure: it takes the text and a file name for messages.
 
 use super::expr::{parse_chains, parse_value};
-use super::model::{Bonus, DEFAULT_PENALTY, Energy};
+use super::model::{Bonus, DEFAULT_PENALTY, Energy, RatedRange};
+use crate::engine::features::Features;
 use serde::Deserialize;
+use std::collections::BTreeMap;
 use std::ops::Range;
 use thiserror::Error;
 
@@ -58,6 +67,9 @@ struct EnergyDoc {
     bonus: Vec<BonusDoc>,
     #[serde(default)]
     penalty: Option<f64>,
+    /// Feature name to `[min, max]`.
+    #[serde(default)]
+    range: BTreeMap<toml::Spanned<String>, toml::Spanned<Vec<f64>>>,
 }
 
 #[derive(Deserialize)]
@@ -142,13 +154,60 @@ fn parse_file(text: &str, file: &str) -> Result<Vec<Energy>, EnergyError> {
         if !penalty.is_finite() {
             return Err(error(at, "the penalty must be a finite number".into()));
         }
-        out.push(Energy {
+        let mut range = Vec::new();
+        for (feature, bounds) in &e.range {
+            let name = feature.get_ref();
+            if !Features::NAMES.contains(&name.as_str()) {
+                return Err(error(
+                    feature.span().start,
+                    format!(
+                        "unknown feature '{name}' in the rated range (features are {})",
+                        Features::NAMES.join(", ")
+                    ),
+                ));
+            }
+            let (min, max) = match bounds.get_ref().as_slice() {
+                &[min, max] if min.is_finite() && max.is_finite() => (min, max),
+                _ => {
+                    return Err(error(
+                        bounds.span().start,
+                        format!(
+                            "the rated range of '{name}' must be two finite numbers, [min, max]"
+                        ),
+                    ));
+                }
+            };
+            if min > max {
+                return Err(error(
+                    bounds.span().start,
+                    format!("the rated range of '{name}' has its min {min} above its max {max}"),
+                ));
+            }
+            range.push(RatedRange {
+                feature: name.clone(),
+                min,
+                max,
+            });
+        }
+        let mut energy = Energy {
             name,
             about: e.about.trim().to_string(),
             value,
             bonuses,
             penalty,
-        });
+            range: Vec::new(),
+        };
+        // In the order the energy reads the features (a fit's order), then
+        // the features' usual order: the same whatever order the file has.
+        let read = energy.features();
+        let order = |f: &str| {
+            read.iter()
+                .position(|n| *n == f)
+                .unwrap_or(read.len() + Features::NAMES.iter().position(|n| *n == f).unwrap_or(0))
+        };
+        range.sort_by_key(|r| order(&r.feature));
+        energy.range = range;
+        out.push(energy);
     }
     Ok(out)
 }
@@ -208,6 +267,13 @@ impl EnergyBook {
             .iter()
             .find(|e| e.name.eq_ignore_ascii_case(name))
             .or_else(|| self.energies.iter().find(|e| e.id() == name))
+    }
+
+    /// The energy with the same definition (value, bonuses and penalty) as
+    /// `e`, whatever its name: adding `e` would add nothing new.
+    pub fn same_definition(&self, e: &Energy) -> Option<&Energy> {
+        let want = e.definition();
+        self.energies.iter().find(|x| x.definition() == want)
     }
 
     /// All energies in file order.

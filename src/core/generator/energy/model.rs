@@ -101,6 +101,58 @@ pub struct Energy {
     pub bonuses: Vec<Bonus>,
     /// The energy of an unsolvable puzzle.
     pub penalty: f64,
+    /// The values each feature took in the ratings a fitted energy was fitted
+    /// on (empty: no rated range, never a warning). Outside it the energy
+    /// extrapolates. Not part of the definition or the id: it changes no value.
+    pub range: Vec<RatedRange>,
+}
+
+/// The values of one feature the ratings behind a fitted energy covered.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RatedRange {
+    /// The feature.
+    pub feature: String,
+    /// Its smallest rated value.
+    pub min: f64,
+    /// Its largest rated value.
+    pub max: f64,
+}
+
+/// A feature of a candidate outside its energy's rated range: there the
+/// energy (a predicted rating) is an extrapolation.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RangeExcursion {
+    /// The feature.
+    pub feature: String,
+    /// The candidate's value.
+    pub value: f64,
+    /// The smallest rated value.
+    pub min: f64,
+    /// The largest rated value.
+    pub max: f64,
+}
+
+/// A number as short as it reads: `6`, `0.65`, `0.1235`.
+fn short(x: f64) -> String {
+    let s = crate::format::number(Some(x));
+    if s.contains('.') && !s.contains('e') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    }
+}
+
+impl fmt::Display for RangeExcursion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} {} outside the rated {}–{}",
+            self.feature,
+            short(self.value),
+            short(self.min),
+            short(self.max)
+        )
+    }
 }
 
 fn fmt_number(x: f64) -> String {
@@ -167,7 +219,24 @@ impl Energy {
             .collect()
     }
 
+    /// The rated range as one line, e.g. `rated rank_clusters 2–5,
+    /// halfway_ratio 0.1–0.6` (`None` without one). Shown beside the
+    /// definition, not in it: two energies that differ only here score
+    /// every puzzle the same.
+    pub fn range_text(&self) -> Option<String> {
+        (!self.range.is_empty()).then(|| {
+            let parts: Vec<String> = self
+                .range
+                .iter()
+                .map(|r| format!("{} {}–{}", r.feature, short(r.min), short(r.max)))
+                .collect();
+            format!("rated {}", parts.join(", "))
+        })
+    }
+
     /// Everything that decides the energy's values, in one canonical line.
+    /// The rated range is left out on purpose: it decides no value, so the
+    /// id (and the puzzles stored under it) stays that of the definition.
     fn canonical(&self) -> String {
         let mut s = format!(
             "value {}; penalty {}",
@@ -271,6 +340,53 @@ impl Energy {
             }
         }
         e
+    }
+
+    /// The rated range of each feature (empty for an energy not fitted from
+    /// ratings).
+    pub fn rated_range(&self) -> &[RatedRange] {
+        &self.range
+    }
+
+    /// The features of a puzzle outside the rated range, where the energy
+    /// extrapolates. An unsolvable puzzle scores the penalty, so it never
+    /// leaves the range; nor does a feature the puzzle does not have.
+    pub fn outside_range(&self, f: &Features) -> Vec<RangeExcursion> {
+        self.outside_range_with(f.solvable, |name| f.value(name))
+    }
+
+    /// [`Energy::outside_range`] over any source of feature values.
+    pub fn outside_range_with(
+        &self,
+        solvable: bool,
+        value: impl Fn(&str) -> Option<f64>,
+    ) -> Vec<RangeExcursion> {
+        if !solvable {
+            return Vec::new();
+        }
+        self.range
+            .iter()
+            .filter_map(|r| {
+                let v = value(&r.feature)?;
+                (v < r.min || v > r.max).then(|| RangeExcursion {
+                    feature: r.feature.clone(),
+                    value: v,
+                    min: r.min,
+                    max: r.max,
+                })
+            })
+            .collect()
+    }
+
+    /// A warning for a candidate the energy extrapolates to, e.g.
+    /// `extrapolated: rank_clusters 6 outside the rated 2–5`; `None` inside
+    /// the rated range or without one.
+    pub fn extrapolation_note(&self, f: &Features) -> Option<String> {
+        let out = self.outside_range(f);
+        (!out.is_empty()).then(|| {
+            let parts: Vec<String> = out.iter().map(RangeExcursion::to_string).collect();
+            format!("extrapolated: {}", parts.join("; "))
+        })
     }
 }
 
