@@ -525,8 +525,12 @@ fn trace_plot(ui: &mut egui::Ui, trace: &[f64], penalty: f64) {
     let left_out = trace.len() - runs.iter().map(|r| r.len()).sum::<usize>();
     if left_out > 0 {
         ui.weak(format!(
-            "{} steps met unsolvable puzzles (the penalty): they are gaps in the line.",
-            format::count(left_out as u64)
+            "{} unsolvable puzzles (the penalty): they are gaps in the line.",
+            if left_out == 1 {
+                "1 step met".to_string()
+            } else {
+                format!("{} steps met", format::count(left_out as u64))
+            }
         ));
     }
     let point = |i: usize, e: f64| [i as f64, scale.y(e)];

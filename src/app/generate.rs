@@ -241,8 +241,8 @@ impl GeneratePanel {
             Some(Arc::new(move || ctx.request_repaint())),
         ));
         let note = format!(
-            "Generating {} puzzles of {} cards with seed {} into {}{}",
-            self.count,
+            "Generating {} of {} cards with seed {} into {}{}",
+            format::plural(self.count, "puzzle"),
             self.n,
             self.seed,
             folder.show(&file),

@@ -312,7 +312,7 @@ impl BoafApp {
                 }
             }
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-                ui.weak(format!("{} candidates", self.queue.len()));
+                ui.weak(boaf_core::format::plural(self.queue.len(), "candidate"));
             });
         });
     }

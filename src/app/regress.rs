@@ -127,8 +127,9 @@ impl BoafApp {
             })
             .collect();
         ui.label(format!(
-            "{} ratings by {}.",
-            table.rows.len(),
+            "{} by {}: {}.",
+            format::plural(table.rows.len(), "rating"),
+            format::plural(raters.len(), "rater"),
             raters.into_iter().collect::<Vec<_>>().join(", ")
         ));
         if r.example {
@@ -194,8 +195,8 @@ impl BoafApp {
             // A new name each time, so refitting never clashes with the last fit.
             let name = self.energies.free_name(&r.energy_name);
             let about = format!(
-                "Minus the rating predicted from {} ratings by {} (R² {})",
-                fitted.n,
+                "Minus the rating predicted from {} on {} (R² {})",
+                format::plural(fitted.n, "rating"),
                 fitted
                     .coefs
                     .iter()

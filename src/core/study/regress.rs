@@ -40,7 +40,9 @@ pub enum RegressError {
     NoFeatures,
     /// Fewer ratings than coefficients.
     #[error(
-        "{rows} usable ratings cannot fit {coefs} coefficients (the intercept and {features} features): rate more puzzles or choose fewer features"
+        "{} cannot fit {coefs} coefficients (the intercept and {}): rate more puzzles or choose fewer features",
+        format::plural(*rows, "usable rating"),
+        format::plural(*features, "feature")
     )]
     TooFewRows {
         /// Ratings with every chosen feature.
@@ -336,7 +338,8 @@ pub fn fit(names: &[String], x: &[Vec<f64>], y: &[f64]) -> Result<Fit, RegressEr
     let mut warnings = Vec::new();
     if df == 0 {
         warnings.push(format!(
-            "{n} ratings for {} coefficients: the fit is exact, so there are no standard errors; rate more puzzles",
+            "{} for {} coefficients: the fit is exact, so there are no standard errors; rate more puzzles",
+            format::plural(n, "rating"),
             k + 1
         ));
     } else if df < 5 {
