@@ -385,6 +385,63 @@ fn energies_come_from_the_working_folder_too() {
 }
 
 #[test]
+fn puzzles_warns_when_a_candidate_leaves_its_energys_rated_range() {
+    let dir = TempDir::new("cli-range");
+    std::fs::create_dir_all(dir.join("energies")).unwrap();
+    // Rated on rank_clusters 100 to 200: no 6-card puzzle is inside.
+    std::fs::write(
+        dir.join("energies/a.toml"),
+        "[[energy]]\nname = \"ranged\"\nvalue = \"n - rank_clusters\"\n\
+         range = { rank_clusters = [100, 200] }\n\n\
+         [[energy]]\nname = \"plain\"\nvalue = \"n - rank_clusters\"\n",
+    )
+    .unwrap();
+    let run = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_boaf"))
+            .args(args)
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        out
+    };
+    let gen_args = |energy: &'static str| {
+        [
+            "generate",
+            "-n",
+            "6",
+            "--count",
+            "1",
+            "--seed",
+            "3",
+            "--iterations",
+            "20",
+            "--workers",
+            "1",
+            "--energy",
+            energy,
+            "--out",
+        ]
+    };
+    run(&[&gen_args("ranged")[..], &["ranged.jsonl"]].concat());
+    run(&[&gen_args("plain")[..], &["plain.jsonl"]].concat());
+    let ranged = text(&run(&["puzzles", "ranged.jsonl"]).stdout);
+    let store = std::fs::read_to_string(dir.join("ranged.jsonl")).unwrap();
+    let (cands, _) = boaf_core::generator::store::parse_store(&store);
+    let clusters = cands[0].features.rank_clusters;
+    assert!(
+        ranged.contains(&format!(
+            "warning: extrapolated: rank_clusters {clusters} outside the rated 100–200"
+        )),
+        "{ranged}"
+    );
+    // The same energy without a range warns of nothing.
+    let plain = text(&run(&["puzzles", "plain.jsonl"]).stdout);
+    assert!(!plain.contains("warning"), "{plain}");
+    assert!(plain.ends_with("1 puzzle\n"), "{plain}");
+}
+
+#[test]
 fn boaf_regress_prints_the_table_of_the_example_ratings() {
     let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("ratings/example.csv");
     let features = ["halfway_ratio", "rank_clusters"];

@@ -451,6 +451,30 @@ impl BoafApp {
                 .on_hover_text("Leave out the rated candidates here and when opening the next one");
         });
         let order = self.generate.order(&self.queue);
+        // Candidates of a fitted energy outside the ratings it was fitted on.
+        let ranged = self.energies.book().ranged_by_id();
+        let extrapolated: Vec<Option<String>> = self
+            .queue
+            .iter()
+            .map(|c| {
+                ranged
+                    .get(&c.energy_id)
+                    .and_then(|e| e.extrapolation_note(&c.features))
+            })
+            .collect();
+        let outside = order.iter().filter(|&&i| extrapolated[i].is_some()).count();
+        if outside > 0 {
+            ui.colored_label(
+                ui.visuals().warn_fg_color,
+                format!(
+                    "⚠ {} outside the rated range of {} fitted energy: {} predicted \
+                     rating is an extrapolation there (hover the ⚠ for which feature).",
+                    format::plural(outside, "candidate lies|candidates lie"),
+                    if outside == 1 { "its" } else { "their" },
+                    if outside == 1 { "its" } else { "their" },
+                ),
+            );
+        }
         let mut open = None;
         egui::Grid::new("queue")
             .striped(true)
@@ -484,7 +508,13 @@ impl BoafApp {
                     ui.monospace(format!("#{}", i + 1));
                     ui.label(c.n.to_string());
                     ui.label(&c.energy_name).on_hover_text(&c.energy_id);
-                    ui.label(format::number(Some(c.energy)));
+                    ui.horizontal(|ui| {
+                        ui.label(format::number(Some(c.energy)));
+                        if let Some(note) = &extrapolated[i] {
+                            ui.colored_label(ui.visuals().warn_fg_color, "⚠")
+                                .on_hover_text(note);
+                        }
+                    });
                     for (f, _) in COLUMNS {
                         ui.label(format::number(c.features.value(f)));
                     }

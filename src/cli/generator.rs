@@ -349,10 +349,21 @@ pub fn puzzles(args: PuzzlesArgs) -> Result<ExitCode> {
     if let Some(key) = &args.sort {
         list.sort_by(|a, b| Candidate::compare_by(a, b, key, false));
     }
+    // A fitted energy's prediction outside its rated range is an extrapolation.
+    let loaded = load_energies(&[])?;
+    let ranged = loaded.book.ranged_by_id();
+    let extrapolated = |c: &Candidate| {
+        ranged
+            .get(&c.energy_id)
+            .and_then(|e| e.extrapolation_note(&c.features))
+    };
     let mut out = std::io::stdout().lock();
     if args.json {
         for c in &list {
             writeln!(out, "{}", serde_json::to_string(c)?)?;
+            if let Some(note) = extrapolated(c) {
+                eprintln!("warning: puzzle {}: {note}", c.index);
+            }
         }
     } else {
         writeln!(
@@ -372,13 +383,11 @@ pub fn puzzles(args: PuzzlesArgs) -> Result<ExitCode> {
                 format::fixed(c.features.depth1_ratio, 6),
                 c.puzzle
             )?;
+            if let Some(note) = extrapolated(c) {
+                writeln!(out, "       warning: {note}")?;
+            }
         }
-        writeln!(
-            out,
-            "{} puzzle{}",
-            list.len(),
-            if list.len() == 1 { "" } else { "s" }
-        )?;
+        writeln!(out, "{}", format::plural(list.len(), "puzzle"))?;
     }
     Ok(ExitCode::SUCCESS)
 }

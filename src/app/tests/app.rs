@@ -1,93 +1,24 @@
 //! egui_kittest drives the real app, with no display: generation, play to
 //! solved by clicking cells, rating, and the regression panel.
 
+mod common;
 #[path = "../../core/tests/common/ols.rs"]
 mod ols;
-#[path = "../../core/tests/common/temp.rs"]
-mod temp;
 
 use boaf_app::{BoafApp, Tab, cell_label};
 use boaf_core::engine::solver::{Verdict, solve};
 use boaf_core::folder::Folder;
 use boaf_core::study::ratings::read_ratings;
+use common::*;
 use eframe::egui;
 use egui_kittest::Harness;
 use egui_kittest::kittest::{NodeT, Queryable};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
-use temp::TempDir;
-
-/// A working folder for one test, removed when the test ends.
-fn temp_root(name: &str) -> TempDir {
-    TempDir::new(&format!("app-{name}"))
-}
 
 /// The demonstration ratings shipped at the top of the repository.
 fn example_ratings() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../ratings/example.csv")
-}
-
-fn harness(root: &TempDir) -> Harness<'static, BoafApp> {
-    let app = BoafApp::new(Folder::new(root.path()));
-    Harness::builder()
-        .with_size(egui::vec2(1280.0, 1400.0))
-        // Spinners repaint while work runs; settling takes a few frames more.
-        .with_max_steps(100)
-        .build_ui_state(|ui, app: &mut BoafApp| app.show(ui), app)
-}
-
-/// Steps the app (it never blocks) until `done` holds, or fails after `limit`.
-fn step_until(h: &mut Harness<'_, BoafApp>, limit: Duration, done: impl Fn(&BoafApp) -> bool) {
-    let start = Instant::now();
-    while !done(h.state()) {
-        assert!(
-            start.elapsed() < limit,
-            "timed out; status: {:?}",
-            h.state().status_text()
-        );
-        h.step();
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    h.run();
-}
-
-/// Steps the app until a widget with this label shows (work in threads,
-/// a replay in real time), or fails after 30 s.
-fn wait_for_label(h: &mut Harness<'_, BoafApp>, label: &str) {
-    let start = Instant::now();
-    while h.query_by_label(label).is_none() {
-        assert!(
-            start.elapsed() < Duration::from_secs(30),
-            "'{label}' never showed"
-        );
-        h.step();
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
-/// As [`wait_for_label`], for a label that contains `text`.
-fn wait_for_label_contains(h: &mut Harness<'_, BoafApp>, text: &str) {
-    let start = Instant::now();
-    while h.query_by_label_contains(text).is_none() {
-        assert!(
-            start.elapsed() < Duration::from_secs(30),
-            "no label with '{text}' showed"
-        );
-        h.step();
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
-/// Generates one 6-card puzzle through the Generate panel's Start button.
-fn generate_one(h: &mut Harness<'_, BoafApp>) {
-    h.state_mut().set_generation(6, 1, 11, 1);
-    h.run();
-    h.get_by_label("Start").click();
-    h.run_steps(2);
-    assert!(h.state().is_generating(), "Start began a generation");
-    step_until(h, Duration::from_secs(60), |app| {
-        !app.candidates().is_empty() && !app.is_generating()
-    });
 }
 
 #[test]
@@ -632,4 +563,34 @@ fn the_coefficient_chart_names_every_feature() {
             c.name
         );
     }
+}
+
+#[test]
+fn the_queue_warns_when_a_candidate_leaves_its_fitted_energys_rated_range() {
+    let root = temp_root("extrapolated");
+    let mut h = harness(&root);
+    generate_one(&mut h);
+    let made = h.state().candidates()[0].clone();
+    // A fitted energy rated only on rank_clusters 100–200, and a copy of the
+    // candidate stored as made by it: its features lie outside.
+    let text = "[[energy]]\nname = \"ranged\"\nvalue = \"n - rank_clusters\"\n\
+                range = { rank_clusters = [100, 200] }\n";
+    std::fs::create_dir_all(root.join("energies")).unwrap();
+    std::fs::write(root.join("energies/ranged.toml"), text).unwrap();
+    let energy = boaf_core::generator::energy::EnergyBook::parse(text, "ranged.toml").unwrap();
+    let mut c = made.clone();
+    c.energy_name = "ranged".into();
+    c.energy_id = energy.energies()[0].id();
+    let folder = Folder::new(root.path());
+    let (mut store, _) =
+        boaf_core::generator::store::PuzzleStore::open(&folder.store_file(6, "ranged")).unwrap();
+    store.add(&c).unwrap();
+    let mut h = harness(&root);
+    h.run();
+    assert_eq!(h.state().candidates().len(), 2);
+    assert!(
+        h.query_by_label_contains("1 candidate lies outside the rated range of its fitted energy")
+            .is_some()
+    );
+    assert_eq!(h.query_all_by_label("⚠").count(), 1);
 }

@@ -68,6 +68,20 @@ pub fn step_until(h: &mut Harness<'_, BoafApp>, limit: Duration, done: impl Fn(&
     h.run();
 }
 
+/// Steps the app until a widget with this label shows (work in threads,
+/// a replay in real time), or fails after 30 s.
+pub fn wait_for_label(h: &mut Harness<'_, BoafApp>, label: &str) {
+    let start = Instant::now();
+    while h.query_by_label(label).is_none() {
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "'{label}' never showed"
+        );
+        h.step();
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 /// Steps the app until a label containing `text` shows (work in threads, a
 /// replay in real time), or fails after 30 s.
 pub fn wait_for_label_contains(h: &mut Harness<'_, BoafApp>, text: &str) {

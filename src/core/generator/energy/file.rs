@@ -280,6 +280,17 @@ impl EnergyBook {
     pub fn energies(&self) -> &[Energy] {
         &self.energies
     }
+
+    /// The energies that record a rated range, by id: the only ones whose
+    /// candidates can be extrapolations. Computed once for a whole list of
+    /// candidates (an id is a hash of the definition).
+    pub fn ranged_by_id(&self) -> std::collections::HashMap<String, &Energy> {
+        self.energies
+            .iter()
+            .filter(|e| !e.rated_range().is_empty())
+            .map(|e| (e.id(), e))
+            .collect()
+    }
 }
 
 /// The energies in use: the built-in ones, then each file's in order, a
