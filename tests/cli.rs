@@ -159,7 +159,7 @@ fn bad_input_says_what_and_where() {
         ),
         (
             &["solve", "TH5H"],
-            "a 4x4 state needs 32 characters (2 per cell), found 4",
+            "a 4x4 state needs 32 characters (2 per cell, 3 for a 10 like 10H), found 4",
         ),
         (
             &["solve", "TH 5H / TH 4C"],
@@ -425,19 +425,25 @@ fn puzzles_warns_when_a_candidate_leaves_its_energys_rated_range() {
     };
     run(&[&gen_args("ranged")[..], &["ranged.jsonl"]].concat());
     run(&[&gen_args("plain")[..], &["plain.jsonl"]].concat());
-    let ranged = text(&run(&["puzzles", "ranged.jsonl"]).stdout);
+    let ranged = text(&run(&["puzzles", "ranged.jsonl"]).stderr);
     let store = std::fs::read_to_string(dir.join("ranged.jsonl")).unwrap();
     let (cands, _) = boaf_core::generator::store::parse_store(&store);
     let clusters = cands[0].features.rank_clusters;
     assert!(
         ranged.contains(&format!(
-            "warning: extrapolated: rank_clusters {clusters} outside the rated 100–200"
+            "warning: puzzle {} ({}): extrapolated: rank_clusters {clusters} outside the rated 100–200",
+            cands[0].index, cands[0].energy_id
         )),
         "{ranged}"
     );
     // The same energy without a range warns of nothing.
-    let plain = text(&run(&["puzzles", "plain.jsonl"]).stdout);
-    assert!(!plain.contains("warning"), "{plain}");
+    let plain = run(&["puzzles", "plain.jsonl"]);
+    assert!(
+        !text(&plain.stderr).contains("warning"),
+        "{}",
+        text(&plain.stderr)
+    );
+    let plain = text(&plain.stdout);
     assert!(plain.ends_with("1 puzzle\n"), "{plain}");
 }
 

@@ -190,9 +190,19 @@ impl GeneratePanel {
     /// candidates when "Only unrated" is on (the next one opened after a
     /// rating follows it too).
     pub(super) fn order(&self, queue: &[Candidate]) -> Vec<usize> {
-        let mut order: Vec<usize> = (0..queue.len())
-            .filter(|&i| !(self.only_unrated && self.is_rated(&queue[i])))
-            .collect();
+        let mut order = self.sorted(queue);
+        order.retain(|&i| self.shown(&queue[i]));
+        order
+    }
+
+    /// Whether the queue shows this candidate ("Only unrated" hides the rated).
+    pub(super) fn shown(&self, c: &Candidate) -> bool {
+        !(self.only_unrated && self.is_rated(c))
+    }
+
+    /// Every candidate, in the queue's sort order (the filter aside).
+    pub(super) fn sorted(&self, queue: &[Candidate]) -> Vec<usize> {
+        let mut order: Vec<usize> = (0..queue.len()).collect();
         if self.sort != "arrival" {
             order.sort_by(|&a, &b| {
                 Candidate::compare_by(&queue[a], &queue[b], &self.sort, self.descending)

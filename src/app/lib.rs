@@ -230,15 +230,18 @@ impl BoafApp {
     }
 
     /// Opens the next candidate after the current one (for Skip and after a save).
+    /// The next one is found in the whole sorted queue, so that a current
+    /// candidate the filter now hides (just rated) still has its place.
     fn open_next(&mut self) {
-        let order = self.generate.order(&self.queue);
-        let next = match self
+        let order = self.generate.sorted(&self.queue);
+        let from = self
             .current
             .and_then(|c| order.iter().position(|&i| i == c))
-        {
-            Some(p) => order.get(p + 1).copied(),
-            None => order.first().copied(),
-        };
+            .map_or(0, |p| p + 1);
+        let next = order[from.min(order.len())..]
+            .iter()
+            .copied()
+            .find(|&i| self.generate.shown(&self.queue[i]));
         match next {
             Some(i) => self.open(i),
             None => {
@@ -264,6 +267,12 @@ impl BoafApp {
         });
         egui::Panel::bottom("boaf-status").show(ui, |ui| self.status_bar(ui));
         egui::CentralPanel::default().show(ui, |ui| {
+            if self.tab == Tab::Play {
+                // Not in a scroll area: the board fits the panel, and its size
+                // must not change with a scroll offset.
+                self.play_ui(ui);
+                return;
+            }
             egui::ScrollArea::vertical()
                 .auto_shrink([false, false])
                 .show(ui, |ui| match self.tab {

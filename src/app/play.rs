@@ -174,9 +174,13 @@ impl PlayPanel {
 
     /// Says whether the Play panel is on screen in a focused window: the
     /// clock runs only then, and only while the puzzle is open and unsolved
-    /// and no solution is being replayed.
+    /// and no solution is being replayed. It stops for good at the player's
+    /// solve: what they do after is not the time the puzzle took.
     pub(super) fn set_shown(&mut self, shown: bool) {
-        let open = self.game.as_ref().is_some_and(|g| !g.is_solved());
+        let open = self
+            .game
+            .as_ref()
+            .is_some_and(|g| !g.is_solved() && !g.solved_by_player());
         let active = shown && open && !self.replaying();
         self.clock.set_active(active, (self.now)());
     }
@@ -416,17 +420,25 @@ impl PlayPanel {
         match action {
             Action::Undo => !replaying && game.can_undo(),
             Action::Redo => !replaying && game.can_redo(),
-            Action::Restart => !replaying,
-            Action::Hint | Action::ShowSolution => !replaying && !game.is_solved(),
+            // At the deal a restart would change nothing (and clear the hint).
+            Action::Restart => !replaying && game.can_undo(),
+            // One hint per position: asking again would count it twice.
+            Action::Hint => {
+                !replaying
+                    && !game.is_solved()
+                    && self.hint.is_none()
+                    && !self.is_solving(Purpose::Hint)
+            }
+            Action::ShowSolution => !replaying && !game.is_solved(),
             Action::StopReplay => replaying,
             Action::CheckNow => true,
         }
     }
 
     /// The shortcut pressed this frame, if any (none while a text field has
-    /// the keyboard).
+    /// the keyboard; a focused button or checkbox does not take them).
     fn shortcut(ui: &egui::Ui) -> Option<Action> {
-        if ui.ctx().egui_wants_keyboard_input() {
+        if ui.ctx().text_edit_focused() {
             return None;
         }
         let ctrl = |key| KeyboardShortcut::new(Modifiers::COMMAND, key);
@@ -601,6 +613,8 @@ impl BoafApp {
         });
         let rate_it = p.message_line(ui);
         let Some(game) = &p.game else { return };
+        // Again after the action: Show solution this frame stops play at once.
+        let replaying = p.replaying();
         let targets = p.selected.map(|s| game.targets(s)).unwrap_or_default();
         let light = Highlight {
             selected: p.selected,
@@ -611,11 +625,8 @@ impl BoafApp {
             },
         };
         let state = game.state().clone();
-        // As large as the visible space below allows.
-        let space = egui::vec2(
-            ui.available_width(),
-            ui.clip_rect().bottom() - ui.cursor().top() - 8.0,
-        );
+        // As large as the space below allows (the panel does not scroll).
+        let space = egui::vec2(ui.available_width(), ui.available_height() - 8.0);
         let input = if replaying || game.is_solved() {
             // A finished or replaying board is shown, not played.
             ui.add_enabled_ui(false, |ui| board_ui(ui, &state, &light, space));

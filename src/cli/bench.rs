@@ -195,12 +195,12 @@ fn bench_analyze(range: (i64, i64), run: AnalysisRun) -> Result<ExitCode> {
     }
     times.sort_by(f64::total_cmp);
     println!(
-        "median {:.3} s, mean {:.3} s, max {:.3} s over {} deals ({} thread(s)); {failed} failed",
+        "median {:.3} s, mean {:.3} s, max {:.3} s over {} deals ({}); {failed} failed",
         median(&times),
         times.iter().sum::<f64>() / times.len() as f64,
         times.last().copied().unwrap_or(f64::NAN),
         times.len(),
-        threads
+        boaf_core::format::plural(threads, "thread")
     );
     Ok(ExitCode::SUCCESS)
 }

@@ -168,7 +168,7 @@ fn solve_batch(file: &str, grid: Option<Grid>) -> Result<ExitCode> {
     pb.finish_and_clear();
     out.flush()?;
     if bad > 0 {
-        eprintln!("boaf: {bad} line(s) could not be read");
+        eprintln!("boaf: {} could not be read", format::plural(bad, "line"));
         return Ok(ExitCode::FAILURE);
     }
     Ok(ExitCode::SUCCESS)
@@ -208,14 +208,14 @@ impl DealsReport {
     /// The report's last line.
     pub fn summary(&self) -> String {
         format!(
-            "deals {}..{}: {} solvable, {} unsolvable; per deal mean {:.4} ms, median {:.4} ms; {} thread(s), {:.2} s wall",
+            "deals {}..{}: {} solvable, {} unsolvable; per deal mean {:.4} ms, median {:.4} ms; {}, {:.2} s wall",
             self.start,
             self.end,
             self.solvable,
             self.unsolvable.len(),
             self.mean_ms,
             self.median_ms,
-            self.threads,
+            format::plural(self.threads, "thread"),
             self.wall_seconds
         )
     }

@@ -349,7 +349,8 @@ pub fn puzzles(args: PuzzlesArgs) -> Result<ExitCode> {
     if let Some(key) = &args.sort {
         list.sort_by(|a, b| Candidate::compare_by(a, b, key, false));
     }
-    // A fitted energy's prediction outside its rated range is an extrapolation.
+    // A fitted energy's prediction outside its rated range is an
+    // extrapolation. The energies are the working folder's, as for `generate`.
     let loaded = load_energies(&[])?;
     let ranged = loaded.book.ranged_by_id();
     let extrapolated = |c: &Candidate| {
@@ -357,13 +358,16 @@ pub fn puzzles(args: PuzzlesArgs) -> Result<ExitCode> {
             .get(&c.energy_id)
             .and_then(|e| e.extrapolation_note(&c.features))
     };
+    // On standard error, so the table and the JSON lines stay as they are.
+    for c in &list {
+        if let Some(note) = extrapolated(c) {
+            eprintln!("warning: puzzle {} ({}): {note}", c.index, c.energy_id);
+        }
+    }
     let mut out = std::io::stdout().lock();
     if args.json {
         for c in &list {
             writeln!(out, "{}", serde_json::to_string(c)?)?;
-            if let Some(note) = extrapolated(c) {
-                eprintln!("warning: puzzle {}: {note}", c.index);
-            }
         }
     } else {
         writeln!(
@@ -383,9 +387,6 @@ pub fn puzzles(args: PuzzlesArgs) -> Result<ExitCode> {
                 format::fixed(c.features.depth1_ratio, 6),
                 c.puzzle
             )?;
-            if let Some(note) = extrapolated(c) {
-                writeln!(out, "       warning: {note}")?;
-            }
         }
         writeln!(out, "{}", format::plural(list.len(), "puzzle"))?;
     }

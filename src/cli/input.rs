@@ -16,9 +16,9 @@ pub const STATE_HELP: &str = "\
 STATES are written in the research notation: 2 characters per cell, row by row
 (rank A23456789TJQK, suit CDHS), '--' or '..' for an empty cell, e.g.
   TH5HKSTC6SACTS6C6HQD4SJDJS3C5D3S
-A ten may be written 10 as well as T (10H5HKS10C…); output always uses T.
 or as a grid with rows split by '/' or new lines:
   '-- -- KH -- / 2S -- JD QC / -- -- TS JS / -- -- 3C --'
+A ten may be written 10 as well as T (10H5HKS10C…); output always uses T.
 A state that starts with '--' can be written with '..' instead, given after
 '--' on the command line, or read from standard input with '-'.";
 

@@ -78,6 +78,9 @@ fn the_saved_row_is_exactly_what_the_player_did() {
         after.top(rest[0].to as usize).unwrap().face()
     );
     wait_for_label_contains(&mut h, &hint);
+    // Asked again on the same position: still one hint.
+    press(&mut h, Modifiers::NONE, Key::H);
+    assert!(stats(&h, "3 moves · 2 undos · 0 restarts · 1 hint"));
     // Time on another tab, or with the window out of focus, is not play.
     h.get_by_label("Generate").click();
     h.run();
@@ -118,13 +121,17 @@ fn the_saved_row_is_exactly_what_the_player_did() {
         state = state.apply(mv).unwrap();
     }
     assert!(stats(&h, "★ Solved! ★"));
-    // The clock stopped at the solve.
+    // The clock stopped at the solve, and stays stopped through an undo
+    // and redo after it.
     time.advance(secs(30));
     h.run();
-    let moves = 3 + path.len();
+    press(&mut h, Modifiers::COMMAND, Key::Z);
+    time.advance(secs(10));
+    press(&mut h, Modifiers::COMMAND, Key::Y);
+    let moves = 4 + path.len();
     assert!(stats(
         &h,
-        &format!("{moves} moves · 2 undos · 1 restart · 1 hint · 1 stack left · 12 s")
+        &format!("{moves} moves · 3 undos · 1 restart · 1 hint · 1 stack left · 12 s")
     ));
     h.get_by_label("Rate it").click();
     h.run();
@@ -137,7 +144,7 @@ fn the_saved_row_is_exactly_what_the_player_did() {
     let text = |c: &str| table.text(0, c).unwrap().to_string();
     assert_eq!(text("solved"), "true");
     assert_eq!(text("moves"), moves.to_string());
-    assert_eq!(text("undos"), "2");
+    assert_eq!(text("undos"), "3");
     assert_eq!(text("restarts"), "1");
     assert_eq!(text("hints"), "1");
     assert_eq!(text("solution_shown"), "true");
@@ -252,4 +259,36 @@ fn the_board_fits_the_window_and_holds_still_when_a_hint_shows() {
         app.position_solvable().is_some()
     });
     assert_eq!(cells(&large), before);
+}
+
+#[test]
+fn with_only_unrated_on_save_moves_on_to_the_next_unrated_candidate() {
+    let root = temp_root("only-unrated");
+    let mut h = harness(&root);
+    h.state_mut().set_generation(6, 3, 11, 1);
+    h.run();
+    h.get_by_label("Start").click();
+    h.run_steps(2);
+    step_until(&mut h, secs(60), |app| {
+        app.candidates().len() == 3 && !app.is_generating()
+    });
+    h.get_by_role_and_label(egui::Role::CheckBox, "Only unrated")
+        .click();
+    h.run();
+    let puzzle = |h: &Harness<'_, BoafApp>| h.state().current().unwrap().puzzle.clone();
+    let a = puzzle(&h);
+    // Skip the first, rate the second: the third comes next, not the
+    // skipped first (the first unrated one in the queue).
+    h.state_mut().set_tab(Tab::Rate);
+    h.run();
+    h.get_by_label("Skip").click();
+    h.run();
+    let b = puzzle(&h);
+    assert_ne!(a, b);
+    h.state_mut().set_tab(Tab::Rate);
+    h.run();
+    h.get_by_label("Save rating").click();
+    h.run();
+    let c = puzzle(&h);
+    assert!(c != a && c != b, "after rating {b}, {c} was opened");
 }

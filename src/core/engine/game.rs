@@ -12,8 +12,11 @@ pub struct Game {
     states: Vec<State>,
     /// The moves played, one fewer than the states.
     played: Vec<Move>,
-    /// Moves undone, most recent last, for redo.
-    redo: Vec<Move>,
+    /// For each move played, whether the player made it (not a replay).
+    by_player: Vec<bool>,
+    /// Moves undone, most recent last, for redo, each with whether the
+    /// player made it: redoing a replay's move is not the player's move.
+    redo: Vec<(Move, bool)>,
     /// The player's moves, undone ones and redos included.
     moves: u32,
     /// The player's undos (a restart is counted as one restart instead).
@@ -35,6 +38,7 @@ impl Game {
         Game {
             states: vec![start],
             played: Vec::new(),
+            by_player: Vec::new(),
             redo: Vec::new(),
             moves: 0,
             undos: 0,
@@ -73,23 +77,26 @@ impl Game {
     /// Plays a move; a new move forgets the redo list.
     pub fn play(&mut self, mv: Move) -> Result<(), StateError> {
         let next = self.state().apply(mv)?;
-        if self.redo.last() == Some(&mv) {
+        if self.redo.last().map(|r| r.0) == Some(mv) {
             self.redo.pop();
         } else {
             self.redo.clear();
         }
-        self.push(mv, next);
+        self.push(mv, next, self.counting);
         Ok(())
     }
 
-    fn push(&mut self, mv: Move, next: State) {
+    /// Adds a move; it counts only when made by the player while counting.
+    fn push(&mut self, mv: Move, next: State, by_player: bool) {
+        let counts = by_player && self.counting;
         self.ever_solved |= next.is_solved();
-        if self.counting {
+        if counts {
             self.moves += 1;
             self.solved_by_player |= next.is_solved();
         }
         self.states.push(next);
         self.played.push(mv);
+        self.by_player.push(counts);
     }
 
     /// Takes back the last move; false if there is none.
@@ -105,7 +112,8 @@ impl Game {
         match self.played.pop() {
             Some(mv) => {
                 self.states.pop();
-                self.redo.push(mv);
+                let by_player = self.by_player.pop().unwrap_or(false);
+                self.redo.push((mv, by_player));
                 true
             }
             None => false,
@@ -114,12 +122,12 @@ impl Game {
 
     /// Plays the last undone move again; false if there is none.
     pub fn redo(&mut self) -> bool {
-        let Some(mv) = self.redo.pop() else {
+        let Some((mv, by_player)) = self.redo.pop() else {
             return false;
         };
         match self.state().apply(mv) {
             Ok(next) => {
-                self.push(mv, next);
+                self.push(mv, next, by_player);
                 true
             }
             Err(_) => false,
@@ -138,8 +146,10 @@ impl Game {
         }
     }
 
-    /// Stops (or restarts) counting moves and undos: a replayed solution is
-    /// not the player's play.
+    /// Stops (or restarts) counting: while off, moves, undos and restarts
+    /// are not counted and a solve is not the player's (a replayed solution
+    /// is not the player's play), and a move made then stays uncounted when
+    /// it is redone.
     pub fn set_counting(&mut self, on: bool) {
         self.counting = on;
     }
@@ -288,12 +298,17 @@ mod tests {
         // Taking the replay back with a restart is one restart, no undos.
         g.restart();
         assert_eq!((g.undos(), g.restarts()), (0, 1));
+        // Redoing the replay's moves is not the player's solve.
+        while g.redo() {}
+        assert!(g.is_solved() && !g.solved_by_player());
+        assert_eq!(g.moves(), 1 + 1);
+        g.restart();
         // Solving it afterwards with the player's own moves counts.
         for &mv in &path {
             g.play(mv).unwrap();
         }
         assert!(g.solved_by_player());
-        assert_eq!(g.moves(), 1 + path.len() as u32);
+        assert_eq!(g.moves(), 2 + path.len() as u32);
     }
 
     #[test]

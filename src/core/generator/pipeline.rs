@@ -121,9 +121,9 @@ impl Candidate {
 /// What the workers tell the client.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Message {
-    /// A worker's search moved on (sent at most every 50 ms a worker, and
-    /// dropped rather than waited for when the channel is full; the start of
-    /// each phase is always sent).
+    /// A worker's search moved on (descent steps at most every 50 ms a
+    /// worker; steps and analysis layers are dropped rather than waited for
+    /// when the channel is full; the start of each phase is always sent).
     Progress {
         /// The worker, from 0.
         worker: usize,

@@ -73,7 +73,8 @@ pub struct Rating {
     pub undos: u32,
     /// Times the rater went back to the deal.
     pub restarts: u32,
-    /// Hints asked for (each one the solver answered).
+    /// Hints shown: a move, or "no solution from here" (a search that
+    /// failed or was abandoned is not counted).
     pub hints: u32,
     /// Whether the rater asked to see the solution.
     pub solution_shown: bool,
@@ -550,7 +551,8 @@ fn parse_table(bytes: &[u8], path: &str) -> Result<RatingsTable, RatingsError> {
             ),
         })?
         .iter()
-        .map(|h| h.trim().to_string())
+        // A spreadsheet's "CSV UTF-8" starts with a byte-order mark.
+        .map(|h| h.trim_start_matches('\u{feff}').trim().to_string())
         .collect();
     let mut table = RatingsTable {
         headers,
@@ -664,6 +666,13 @@ mod tests {
         }
         assert_eq!(escape_note("=1+1"), "'=1+1");
         assert_eq!(escape_note("ok"), "ok");
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_not_part_of_the_first_column() {
+        let t = parse_ratings("\u{feff}puzzle,rating\nAH,7\n".as_bytes(), "r.csv").unwrap();
+        assert_eq!(t.text(0, "puzzle"), Some("AH"));
+        assert_eq!(t.number(0, "rating"), Some(7.0));
     }
 
     #[test]
