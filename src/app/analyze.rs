@@ -425,37 +425,48 @@ fn best_so_far(trace: &[f64], penalty: f64) -> Vec<Option<f64>> {
         .collect()
 }
 
-/// The trace's log scale: y = log₁₀(1 + energy − lowest), with `lowest` the
-/// lowest drawn energy. Energies can be zero or negative (E1–E3, a fitted
-/// energy), so log₁₀(energy) is undefined; measuring from the lowest keeps
-/// every drawn energy at y ≥ 0 with the best at 0, and the log spreads out
-/// the end of the descent, where the energy moves by little, instead of
-/// letting the first steps' large drops flatten it. Ticks are labelled in
-/// energy.
+/// The trace's log scale: y = log₁₀(1 + (energy − lowest) / unit), with
+/// `lowest` the lowest drawn energy. Energies can be zero or negative
+/// (E1–E3, a fitted energy), so log₁₀(energy) is undefined; measuring from
+/// the lowest keeps every drawn energy at y ≥ 0 with the best at 0, and the
+/// log spreads out the end of the descent, where the energy moves by little,
+/// instead of letting the first steps' large drops flatten it. The `unit`
+/// (a power of ten about a thousandth of the trace's range) makes the scale
+/// logarithmic whatever the energies' size: E5's halfway ratios of 0.001
+/// would otherwise sit where log₁₀(1 + x) is still a straight line. Ticks
+/// are labelled in energy.
 #[derive(Copy, Clone, Debug, PartialEq)]
 struct LogScale {
     lowest: f64,
+    unit: f64,
 }
 
 impl LogScale {
     /// The scale of a trace; `None` when no step is drawn.
     fn of(trace: &[f64], penalty: f64) -> Option<LogScale> {
-        trace
+        let drawn: Vec<f64> = trace
             .iter()
             .copied()
             .filter(|&e| drawn(e, penalty))
-            .reduce(f64::min)
-            .map(|lowest| LogScale { lowest })
+            .collect();
+        let lowest = drawn.iter().copied().reduce(f64::min)?;
+        let range = drawn.iter().copied().reduce(f64::max)? - lowest;
+        let unit = if range > 0.0 {
+            10f64.powi((range / 1000.0).log10().floor() as i32)
+        } else {
+            1.0
+        };
+        Some(LogScale { lowest, unit })
     }
 
     /// The plotted height of an energy.
     fn y(self, energy: f64) -> f64 {
-        (energy - self.lowest).ln_1p() / std::f64::consts::LN_10
+        ((energy - self.lowest) / self.unit).ln_1p() / std::f64::consts::LN_10
     }
 
     /// The energy at a plotted height.
     fn energy(self, y: f64) -> f64 {
-        self.lowest + (y * std::f64::consts::LN_10).exp_m1()
+        self.lowest + self.unit * (y * std::f64::consts::LN_10).exp_m1()
     }
 }
 
@@ -538,10 +549,8 @@ fn trace_plot(ui: &mut egui::Ui, trace: &[f64], penalty: f64) {
         .height(220.0)
         .legend(Legend::default())
         .x_axis_label("step")
-        .y_axis_label(format!(
-            "energy (log scale above the lowest, {})",
-            energy_label(scale.lowest)
-        ))
+        // Short, so that it fits along the plot's height.
+        .y_axis_label(format!("energy (log, from {})", energy_label(scale.lowest)))
         .y_grid_spacer(|input: GridInput| {
             // Marks 32 points apart at least (the grid's base step is 8 points).
             let gap = 4.0 * input.base_step_size;
@@ -625,10 +634,24 @@ mod tests {
     #[test]
     fn the_log_scale_measures_from_the_lowest_drawn_energy() {
         let s = LogScale::of(&[-10.0, P, -20.0, 79.0, f64::NEG_INFINITY], P).unwrap();
-        assert_eq!(s, LogScale { lowest: -20.0 });
+        // A range of 99: the unit is the power of ten below 0.099.
+        assert_eq!(
+            s,
+            LogScale {
+                lowest: -20.0,
+                unit: 0.01
+            }
+        );
         assert_eq!(s.y(-20.0), 0.0);
-        assert!((s.y(-11.0) - 1.0).abs() < 1e-12, "9 above: log10(10)");
-        assert!((s.y(79.0) - 2.0).abs() < 1e-12, "99 above: log10(100)");
+        assert!((s.y(-19.91) - 1.0).abs() < 1e-9, "9 units above: log10(10)");
+        assert!(
+            (s.y(-19.01) - 2.0).abs() < 1e-9,
+            "99 units above: log10(100)"
+        );
+        // E5's small energies get the same spread as large ones.
+        let small = LogScale::of(&[0.3, 0.0015, 0.02], P).unwrap();
+        assert_eq!(small.unit, 1e-4);
+        assert!(small.y(0.0025) > 1.0 && small.y(0.3) < 3.5);
         for e in [-20.0, -19.5, -11.0, 0.0, 79.0, 5000.0] {
             assert!((s.energy(s.y(e)) - e).abs() < 1e-9, "{e} round trips");
         }
@@ -658,7 +681,10 @@ mod tests {
 
     #[test]
     fn axis_energies_are_rounded_past_the_log_noise() {
-        let s = LogScale { lowest: -20.0 };
+        let s = LogScale {
+            lowest: -20.0,
+            unit: 1.0,
+        };
         let y = 6.0f64.ln_1p() / std::f64::consts::LN_10;
         assert_eq!(energy_label(s.energy(y)), "-14");
         assert_eq!(energy_label(0.1123), "0.1123");

@@ -251,12 +251,19 @@ pub(super) fn board_ui(
         // The hint's arrow says which card moves: from its centre to the target's.
         let (from, to) = (rect_of(m.from as usize), rect_of(m.to as usize));
         let dir = (to.center() - from.center()).normalized();
-        // Start and end inside the cards, clear of their corner text.
+        // From inside the moving card to the middle of the target.
         let start = from.center() + dir * card.y * 0.15;
-        let end = to.center() - dir * card.y * 0.15;
+        let end = to.center();
+        // A head of fixed size (egui's own grows with the arrow's length).
+        let head = 18.0 * k;
+        let back = -dir * head;
+        let side = egui::vec2(-dir.y, dir.x) * head * 0.6;
+        let stroke = Stroke::new(5.0 * k, HINT_TO);
         // Painted after the cards, so above them.
-        ui.painter()
-            .arrow(start, end - start, Stroke::new(6.0 * k, HINT_TO));
+        let painter = ui.painter();
+        painter.line_segment([start, end], stroke);
+        painter.line_segment([end, end + back + side], stroke);
+        painter.line_segment([end, end + back - side], stroke);
     }
     if let (Some(cell), Some(p)) = (dragging, ui.ctx().pointer_interact_pos()) {
         // The dragged card follows the pointer, drawn above the board.

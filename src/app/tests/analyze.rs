@@ -175,11 +175,7 @@ fn the_analyze_panel_shows_counts_with_separators_and_the_halfway_depth() {
     );
     assert!(texts.iter().any(|(t, _)| t.trim() == "halfway"));
     // The trace's axis says it is a log scale, measured from the lowest energy (1).
-    assert!(
-        texts
-            .iter()
-            .any(|(t, _)| t == "energy (log scale above the lowest, 1)")
-    );
+    assert!(texts.iter().any(|(t, _)| t == "energy (log, from 1)"));
     assert!(
         h.query_by_label(
             "2 steps met unsolvable puzzles (the penalty): they are gaps in the line."
