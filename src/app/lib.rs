@@ -277,7 +277,8 @@ impl BoafApp {
                 .auto_shrink([false, false])
                 .show(ui, |ui| match self.tab {
                     Tab::Generate => self.generate_ui(ui),
-                    Tab::Play => self.play_ui(ui),
+                    // Drawn above, outside the scroll area.
+                    Tab::Play => {}
                     Tab::Rate => self.rate_ui(ui),
                     Tab::Analyze => self.analyze_ui(ui),
                     Tab::Regress => self.regress_ui(ui),
