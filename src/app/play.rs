@@ -10,6 +10,7 @@ use boaf_core::engine::limits::{Cancel, Limits, SearchError};
 use boaf_core::engine::solver::{Solver, Verdict};
 use boaf_core::engine::state::{Move, State};
 use boaf_core::format::{self, plural};
+use boaf_core::study::ratings::PlayRecord;
 use crossbeam_channel::{Receiver, TryRecvError, bounded};
 use eframe::egui::{self, Key, KeyboardShortcut, Modifiers};
 use std::time::{Duration, Instant};
@@ -109,22 +110,6 @@ enum Action {
     CheckNow,
 }
 
-/// What a rating records about the play: exactly what the person did.
-#[derive(Clone, Debug, PartialEq)]
-pub(super) struct PlayRecord {
-    /// Solved by one of the player's own moves.
-    pub solved: bool,
-    /// Solved on the board by the solution replay (shown, not saved).
-    pub replay_solved: bool,
-    pub moves: u32,
-    pub undos: u32,
-    pub restarts: u32,
-    pub hints: u32,
-    pub solution_shown: bool,
-    /// Seconds of active play.
-    pub seconds: f64,
-}
-
 impl PlayPanel {
     /// A panel with no game, timed by `now`.
     pub(super) fn new(now: Clock) -> PlayPanel {
@@ -191,12 +176,19 @@ impl PlayPanel {
         self.solvable_now.filter(|_| self.warn_unsolvable)
     }
 
+    /// Whether the solution replay, not the player, solved it on the board
+    /// (shown with the record, not saved).
+    pub(super) fn replay_solved(&self) -> bool {
+        self.game
+            .as_ref()
+            .is_some_and(|g| g.ever_solved() && !g.solved_by_player())
+    }
+
     /// The record a rating saves.
     pub(super) fn record(&self) -> PlayRecord {
         let game = self.game.as_ref();
         PlayRecord {
             solved: game.is_some_and(Game::solved_by_player),
-            replay_solved: game.is_some_and(|g| g.ever_solved() && !g.solved_by_player()),
             moves: game.map_or(0, Game::moves),
             undos: game.map_or(0, Game::undos),
             restarts: game.map_or(0, Game::restarts),

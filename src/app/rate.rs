@@ -4,12 +4,11 @@
 
 use super::BoafApp;
 use super::board::{Highlight, board_ui};
-use super::play::PlayRecord;
 use boaf_core::durable::write_atomically;
 use boaf_core::folder::Folder;
 use boaf_core::format::plural;
 use boaf_core::generator::pipeline::utc_now;
-use boaf_core::study::ratings::{Rating, RatingsStore};
+use boaf_core::study::ratings::{PlayRecord, Rating, RatingsStore};
 use eframe::egui;
 
 /// The Rate panel's fields.
@@ -66,7 +65,7 @@ impl BoafApp {
             }
             ui.vertical(|ui| {
                 ui.strong("The play record saved with the rating");
-                record_grid(ui, &record);
+                record_grid(ui, &record, self.play.replay_solved());
             });
         });
         ui.separator();
@@ -108,13 +107,7 @@ impl BoafApp {
                 features: c.features.clone(),
                 rating: f64::from(self.rate.rating),
                 notes: self.rate.notes.clone(),
-                solved: record.solved,
-                moves: record.moves,
-                undos: record.undos,
-                restarts: record.restarts,
-                hints: record.hints,
-                solution_shown: record.solution_shown,
-                seconds: record.seconds,
+                play: record,
                 rater: self.rate.rater.trim().to_string(),
                 timestamp: utc_now(),
             };
@@ -143,11 +136,11 @@ impl BoafApp {
 }
 
 /// The play record, a line each, as the rating will save it.
-fn record_grid(ui: &mut egui::Ui, record: &PlayRecord) {
+fn record_grid(ui: &mut egui::Ui, record: &PlayRecord, replay_solved: bool) {
     let yes_no = |b: bool| if b { "yes" } else { "no" };
     let solved = if record.solved {
         "yes, by you"
-    } else if record.replay_solved {
+    } else if replay_solved {
         "no (the solution replay solved it)"
     } else {
         "no"

@@ -2,8 +2,7 @@
 //! table shows counts with thousands separators, marks the halfway depth,
 //! and the energy trace notes the steps left as gaps.
 
-#[path = "../../core/tests/common/temp.rs"]
-mod temp;
+mod common;
 
 use boaf_app::{BoafApp, Tab};
 use boaf_core::Grid;
@@ -11,47 +10,12 @@ use boaf_core::engine::analysis::AnalysisOptions;
 use boaf_core::engine::deal::deal;
 use boaf_core::engine::deal::deal_on;
 use boaf_core::engine::features::{Features, Need, features, features_for};
-use boaf_core::engine::notation::to_compact;
 use boaf_core::engine::state::State;
-use boaf_core::folder::Folder;
 use boaf_core::format;
-use boaf_core::generator::pipeline::Candidate;
-use boaf_core::generator::search::SearchParams;
-use boaf_core::generator::store::PuzzleStore;
+use common::*;
 use eframe::egui;
 use egui_kittest::Harness;
 use egui_kittest::kittest::{NodeT, Queryable};
-use std::time::{Duration, Instant};
-use temp::TempDir;
-
-/// Steps the app (it never blocks) until a widget with this label shows, or
-/// fails after 60 s.
-fn wait_for_label(h: &mut Harness<'_, BoafApp>, label: &str) {
-    let start = Instant::now();
-    while h.query_by_label(label).is_none() {
-        assert!(
-            start.elapsed() < Duration::from_secs(60),
-            "'{label}' never showed; status: {:?}",
-            h.state().status_text()
-        );
-        h.step();
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
-/// Steps the app until a widget whose label contains `part` shows, or
-/// fails after 60 s.
-fn wait_for_label_containing(h: &mut Harness<'_, BoafApp>, part: &str) {
-    let start = Instant::now();
-    while h.query_by_label_contains(part).is_none() {
-        assert!(
-            start.elapsed() < Duration::from_secs(60),
-            "no label with '{part}' showed"
-        );
-        h.step();
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
 
 /// A stored candidate of `state` with this trace, in a fresh working folder,
 /// and the app over that folder with the candidate open in the Analyze panel.
@@ -61,35 +25,8 @@ fn analyze_candidate(
     features: Features,
     trace: Vec<f64>,
 ) -> Harness<'static, BoafApp> {
-    let grid = state.grid();
-    let n = features.n;
-    let candidate = Candidate {
-        puzzle: to_compact(state),
-        n,
-        rows: grid.rows(),
-        cols: grid.cols(),
-        energy_name: "test".into(),
-        energy_id: "test-0".into(),
-        energy: 0.5,
-        search_energy: 0.5,
-        features,
-        seed: 1,
-        index: 0,
-        params: SearchParams::paper(n),
-        evaluations: trace.len(),
-        trace,
-        seconds: 0.1,
-        created: "2025-01-01T00:00:00Z".into(),
-    };
-    let folder = Folder::new(root.path());
-    let (mut store, _) = PuzzleStore::open(&folder.store_file(n, "test")).unwrap();
-    assert!(store.add(&candidate).unwrap());
-
-    let app = BoafApp::new(Folder::new(root.path()));
-    let mut h = Harness::builder()
-        .with_size(egui::vec2(1280.0, 1400.0))
-        .with_max_steps(100)
-        .build_ui_state(|ui, app: &mut BoafApp| app.show(ui), app);
+    store(root, &candidate(state, features, trace));
+    let mut h = harness(root);
     // Open it from the queue (its Play button is below the Play tab), then
     // look at it in the Analyze panel.
     h.get_all_by_label("Play")
@@ -192,7 +129,7 @@ fn a_long_analysis_shows_its_progress_and_can_be_cancelled() {
     let state = deal(1);
     let features = features_for(&state, Need::Cards, &AnalysisOptions::default()).unwrap();
     let mut h = analyze_candidate(&root, &state, features, vec![0.5, 0.25]);
-    wait_for_label_containing(&mut h, "Counting states: depth ");
+    wait_for_label_contains(&mut h, "Counting states: depth ");
     let shown = h.get_by_label_contains("Counting states: depth ");
     let text = format!("{:?}", shown.accesskit_node());
     assert!(text.contains(" of 15 · "), "{text}");

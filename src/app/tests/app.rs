@@ -14,7 +14,7 @@ use eframe::egui;
 use egui_kittest::Harness;
 use egui_kittest::kittest::{NodeT, Queryable};
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// The demonstration ratings shipped at the top of the repository.
 fn example_ratings() -> PathBuf {
@@ -361,7 +361,7 @@ fn the_seed_shown_is_the_one_in_use_and_the_next_unused_one_survives_a_restart()
     h.state_mut().set_generation(16, 1, 5, 1);
     h.run();
     h.get_by_label("Start").click();
-    wait_for_label_containing(&mut h, "descent step");
+    wait_for_label_contains(&mut h, "descent step");
     assert!(h.state().is_generating());
     assert_eq!(h.state().generation_seed(), 5);
     assert!(h.query_by_label_contains("Seed 5 (running)").is_some());
@@ -401,20 +401,6 @@ fn the_seed_shown_is_the_one_in_use_and_the_next_unused_one_survives_a_restart()
         "{status}"
     );
     assert_eq!(h.state().generation_seed(), 12);
-}
-
-/// Steps the app until a widget whose label contains `part` shows, or fails after 60 s.
-fn wait_for_label_containing(h: &mut Harness<'_, BoafApp>, part: &str) {
-    let start = Instant::now();
-    while h.query_by_label_contains(part).is_none() {
-        assert!(
-            start.elapsed() < Duration::from_secs(60),
-            "'{part}' never showed; status: {:?}",
-            h.state().status_text()
-        );
-        h.step();
-        std::thread::sleep(Duration::from_millis(20));
-    }
 }
 
 #[test]
@@ -581,10 +567,7 @@ fn the_queue_warns_when_a_candidate_leaves_its_fitted_energys_rated_range() {
     let mut c = made.clone();
     c.energy_name = "ranged".into();
     c.energy_id = energy.energies()[0].id();
-    let folder = Folder::new(root.path());
-    let (mut store, _) =
-        boaf_core::generator::store::PuzzleStore::open(&folder.store_file(6, "ranged")).unwrap();
-    store.add(&c).unwrap();
+    store(&root, &c);
     let mut h = harness(&root);
     h.run();
     assert_eq!(h.state().candidates().len(), 2);

@@ -5,11 +5,11 @@
 mod common;
 
 use boaf_app::{BoafApp, Tab, cell_label};
-use boaf_core::engine::notation::{parse_state, to_compact};
+use boaf_core::engine::analysis::AnalysisOptions;
+use boaf_core::engine::features::{Need, features_for};
+use boaf_core::engine::notation::parse_state;
 use boaf_core::engine::solver::{Verdict, solve};
 use boaf_core::engine::state::{Move, State};
-use boaf_core::folder::Folder;
-use boaf_core::generator::store::PuzzleStore;
 use boaf_core::study::ratings::read_ratings;
 use common::*;
 use eframe::egui::{self, Key, Modifiers};
@@ -47,14 +47,21 @@ fn stats(h: &Harness<'_, BoafApp>, text: &str) -> bool {
     h.query_by_label_contains(text).is_some()
 }
 
-#[test]
-fn the_saved_row_is_exactly_what_the_player_did() {
-    let root = temp_root("record");
+/// A generated puzzle open in the Play panel, in its own folder, timed by
+/// a clock the test moves.
+fn playing(name: &str) -> (TempDir, TestClock, Harness<'static, BoafApp>) {
+    let root = temp_root(name);
     let time = TestClock::default();
     let mut h = harness_with(&root, egui::vec2(1280.0, 1400.0), time.clock());
     generate_one(&mut h);
     h.get_by_label("Play").click();
     h.run();
+    (root, time, h)
+}
+
+#[test]
+fn the_saved_row_is_exactly_what_the_player_did() {
+    let (root, time, mut h) = playing("record");
     let (deal, path) = deal_and_path(&h);
     assert!(path.len() >= 2, "a puzzle of a few moves");
     // 4 s of play, then a move, undone and redone by keyboard, twice.
@@ -157,12 +164,7 @@ fn the_saved_row_is_exactly_what_the_player_did() {
 
 #[test]
 fn a_puzzle_left_to_the_replay_is_saved_as_not_solved() {
-    let root = temp_root("replay-only");
-    let time = TestClock::default();
-    let mut h = harness_with(&root, egui::vec2(1280.0, 1400.0), time.clock());
-    generate_one(&mut h);
-    h.get_by_label("Play").click();
-    h.run();
+    let (root, time, mut h) = playing("replay-only");
     time.advance(secs(2));
     h.get_by_label("Show solution").click();
     wait_for_label_contains(&mut h, "Solved by the solution replay.");
@@ -185,30 +187,23 @@ fn a_puzzle_left_to_the_replay_is_saved_as_not_solved() {
     assert_eq!(table.number(0, "seconds"), Some(2.0));
 }
 
-/// A folder whose store holds one 16-card candidate (deal 1), made from a
-/// generated one so every other field is real.
+/// A folder whose store holds one 16-card candidate (deal 1).
 fn folder_with_a_16_card_candidate(root: &TempDir) -> State {
-    let mut h = harness(root);
-    generate_one(&mut h);
-    let mut c = h.state().current().unwrap().clone();
     let deal = parse_state("TH5HKSTC6SACTS6C6HQD4SJDJS3C5D3S", None).unwrap();
-    c.puzzle = to_compact(&deal);
-    (c.n, c.rows, c.cols) = (16, 4, 4);
-    let folder = Folder::new(root.path());
-    let (mut store, _) = PuzzleStore::open(&folder.store_file(16, "test")).unwrap();
-    store.add(&c).unwrap();
+    // The card features are enough: the board is all this test looks at.
+    let f = features_for(&deal, Need::Cards, &AnalysisOptions::default()).unwrap();
+    store(root, &candidate(&deal, f, Vec::new()));
     deal
 }
 
-/// Opens the 16-card candidate (the queue's second) in the Play panel.
-fn play_second(h: &mut Harness<'_, BoafApp>) {
-    let i = h
-        .state()
-        .candidates()
-        .iter()
-        .position(|c| c.n == 16)
-        .expect("the 16-card candidate is loaded");
-    h.state_mut().play_candidate(i);
+/// Opens the 16-card candidate in the Play panel.
+fn play_it(h: &mut Harness<'_, BoafApp>) {
+    assert_eq!(
+        h.state().candidates().len(),
+        1,
+        "the 16-card candidate is loaded"
+    );
+    h.state_mut().play_candidate(0);
     h.state_mut().set_tab(Tab::Play);
     h.run();
 }
@@ -228,7 +223,7 @@ fn the_board_fits_the_window_and_holds_still_when_a_hint_shows() {
         egui::vec2(800.0, 600.0),
         TestClock::default().clock(),
     );
-    play_second(&mut small);
+    play_it(&mut small);
     let rects = cells(&small);
     for r in &rects {
         assert!(
@@ -242,7 +237,7 @@ fn the_board_fits_the_window_and_holds_still_when_a_hint_shows() {
         egui::vec2(1280.0, 1000.0),
         TestClock::default().clock(),
     );
-    play_second(&mut large);
+    play_it(&mut large);
     let before = cells(&large);
     assert!(before[0].width() > rects[0].width() * 1.2);
     // A hint, then the notice: neither moves a card.

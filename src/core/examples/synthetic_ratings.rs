@@ -17,7 +17,7 @@ use boaf_core::folder::Folder;
 use boaf_core::generator::energy::builtin;
 use boaf_core::generator::pipeline::{Job, make_candidate};
 use boaf_core::generator::search::SearchParams;
-use boaf_core::study::ratings::{Rating, RatingsStore};
+use boaf_core::study::ratings::{PlayRecord, Rating, RatingsStore};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 use std::path::PathBuf;
@@ -66,13 +66,8 @@ fn main() -> anyhow::Result<()> {
                 features: c.features.clone(),
                 rating,
                 notes: "synthetic rating (formula plus noise), not a person's".into(),
-                solved: false,
-                moves: 0,
-                undos: 0,
-                restarts: 0,
-                hints: 0,
-                solution_shown: false,
-                seconds: 0.0,
+                // Not played: a synthetic rater only reads the features.
+                play: PlayRecord::default(),
                 rater: "synthetic".into(),
                 timestamp: c.created.clone(),
             })?;

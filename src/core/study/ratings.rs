@@ -63,6 +63,18 @@ pub struct Rating {
     pub rating: f64,
     /// Free-text notes (any text; stored safe from spreadsheet formulas).
     pub notes: String,
+    /// What the rater did while playing it.
+    pub play: PlayRecord,
+    /// Who rated it.
+    pub rater: String,
+    /// When, as UTC `YYYY-MM-DDTHH:MM:SSZ`.
+    pub timestamp: String,
+}
+
+/// What a rater did while playing a puzzle, saved with the rating: exactly
+/// the person's own play, never the solution replay's.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PlayRecord {
     /// Whether the rater solved the puzzle themselves before rating it (a
     /// solve by the solution replay does not count).
     pub solved: bool,
@@ -81,10 +93,6 @@ pub struct Rating {
     /// Seconds of active play: only while the puzzle was on screen and the
     /// window had focus, up to the solve.
     pub seconds: f64,
-    /// Who rated it.
-    pub rater: String,
-    /// When, as UTC `YYYY-MM-DDTHH:MM:SSZ`.
-    pub timestamp: String,
 }
 
 /// Why a rating could not be stored or a ratings file read.
@@ -154,13 +162,13 @@ impl Rating {
             "energy_id" => self.energy_id.clone(),
             "rating" => self.rating.to_string(),
             "notes" => escape_note(&self.notes),
-            "solved" => self.solved.to_string(),
-            "moves" => self.moves.to_string(),
-            "undos" => self.undos.to_string(),
-            "restarts" => self.restarts.to_string(),
-            "hints" => self.hints.to_string(),
-            "solution_shown" => self.solution_shown.to_string(),
-            "seconds" => format!("{:.1}", self.seconds),
+            "solved" => self.play.solved.to_string(),
+            "moves" => self.play.moves.to_string(),
+            "undos" => self.play.undos.to_string(),
+            "restarts" => self.play.restarts.to_string(),
+            "hints" => self.play.hints.to_string(),
+            "solution_shown" => self.play.solution_shown.to_string(),
+            "seconds" => format!("{:.1}", self.play.seconds),
             "rater" => self.rater.clone(),
             "timestamp" => self.timestamp.clone(),
             "solvable" => self.features.solvable.to_string(),

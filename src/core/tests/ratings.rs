@@ -4,7 +4,7 @@
 mod common;
 
 use boaf_core::engine::features::Features;
-use boaf_core::study::ratings::{Rating, RatingsStore, header, read_ratings};
+use boaf_core::study::ratings::{PlayRecord, Rating, RatingsStore, header, read_ratings};
 use boaf_core::study::regress::fit;
 use common::temp::TempDir;
 use rand::rngs::StdRng;
@@ -46,13 +46,15 @@ fn row(k: usize) -> Rating {
         features: features(k),
         rating: (k % 11) as f64,
         notes: format!("=row {k}, \"quoted\"\nsecond line"),
-        solved: k.is_multiple_of(2),
-        moves: k as u32,
-        undos: 1,
-        restarts: 1,
-        hints: 2,
-        solution_shown: true,
-        seconds: 12.5,
+        play: PlayRecord {
+            solved: k.is_multiple_of(2),
+            moves: k as u32,
+            undos: 1,
+            restarts: 1,
+            hints: 2,
+            solution_shown: true,
+            seconds: 12.5,
+        },
         rater: "writer".into(),
         timestamp: "2026-11-22T00:00:00Z".into(),
     }

@@ -7,7 +7,13 @@
 pub mod temp;
 
 use boaf_app::{BoafApp, Clock, system_clock};
+use boaf_core::engine::features::Features;
+use boaf_core::engine::notation::to_compact;
+use boaf_core::engine::state::State;
 use boaf_core::folder::Folder;
+use boaf_core::generator::pipeline::Candidate;
+use boaf_core::generator::search::SearchParams;
+use boaf_core::generator::store::PuzzleStore;
 use eframe::egui;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
@@ -68,27 +74,30 @@ pub fn step_until(h: &mut Harness<'_, BoafApp>, limit: Duration, done: impl Fn(&
     h.run();
 }
 
-/// Steps the app until a widget with this label shows (work in threads,
-/// a replay in real time), or fails after 30 s.
+/// How long a wait for work in threads (a solve, an analysis, a replay in
+/// real time) may take before the test fails.
+const WAIT: Duration = Duration::from_secs(60);
+
+/// Steps the app (it never blocks) until a widget with this label shows.
 pub fn wait_for_label(h: &mut Harness<'_, BoafApp>, label: &str) {
     let start = Instant::now();
     while h.query_by_label(label).is_none() {
         assert!(
-            start.elapsed() < Duration::from_secs(30),
-            "'{label}' never showed"
+            start.elapsed() < WAIT,
+            "'{label}' never showed; status: {:?}",
+            h.state().status_text()
         );
         h.step();
         std::thread::sleep(Duration::from_millis(20));
     }
 }
 
-/// Steps the app until a label containing `text` shows (work in threads, a
-/// replay in real time), or fails after 30 s.
+/// Steps the app until a widget whose label contains `text` shows.
 pub fn wait_for_label_contains(h: &mut Harness<'_, BoafApp>, text: &str) {
     let start = Instant::now();
     while h.query_by_label_contains(text).is_none() {
         assert!(
-            start.elapsed() < Duration::from_secs(30),
+            start.elapsed() < WAIT,
             "no label with '{text}' showed; status: {:?}",
             h.state().status_text()
         );
@@ -107,4 +116,36 @@ pub fn generate_one(h: &mut Harness<'_, BoafApp>) {
     step_until(h, Duration::from_secs(60), |app| {
         !app.candidates().is_empty() && !app.is_generating()
     });
+}
+
+/// A candidate of `state` with these features and trace, made by an energy
+/// named `test`, as the generator would store it.
+pub fn candidate(state: &State, features: Features, trace: Vec<f64>) -> Candidate {
+    let grid = state.grid();
+    let n = features.n;
+    Candidate {
+        puzzle: to_compact(state),
+        n,
+        rows: grid.rows(),
+        cols: grid.cols(),
+        energy_name: "test".into(),
+        energy_id: "test-0".into(),
+        energy: 0.5,
+        search_energy: 0.5,
+        features,
+        seed: 1,
+        index: 0,
+        params: SearchParams::paper(n),
+        evaluations: trace.len(),
+        trace,
+        seconds: 0.1,
+        created: "2025-01-01T00:00:00Z".into(),
+    }
+}
+
+/// Adds a candidate to its store in the folder, where the app loads it from.
+pub fn store(root: &TempDir, c: &Candidate) {
+    let folder = Folder::new(root.path());
+    let (mut store, _) = PuzzleStore::open(&folder.store_file(c.n, &c.energy_name)).unwrap();
+    assert!(store.add(c).unwrap(), "a new candidate");
 }
