@@ -1,9 +1,9 @@
-//! The engine's commands: `solve`, `deals`, `analyze` and `deal`.
+//! The engine's commands: `solve`, `deals`, `analyze`, `halfway` and `deal`.
 
-use super::input::{Bytes, StateInput, all_cores, bar, median, range_arg, read_state};
+use super::input::{Bytes, StateInput, all_cores, bar, explain, median, range_arg, read_state};
 use anyhow::{Context, Result};
 use boaf_core::engine::analysis::{AnalysisOptions, Depth, DepthCount, Progress};
-use boaf_core::engine::deal::deal;
+use boaf_core::engine::deal::{deal, deal_on};
 use boaf_core::engine::features::{Features, features};
 use boaf_core::engine::limits::{ANALYSIS_CAP, Limits};
 use boaf_core::engine::notation::{parse_state, to_compact, to_grid};
@@ -382,4 +382,145 @@ pub fn show_deal(number: i32) -> Result<ExitCode> {
     let s = deal(number);
     println!("{}\n{}", to_compact(&s), to_grid(&s));
     Ok(ExitCode::SUCCESS)
+}
+
+/// Arguments of `boaf halfway`.
+#[derive(Args)]
+pub struct HalfwayArgs {
+    /// The states (see below); '-' reads one state per line from standard input
+    states: Vec<String>,
+    /// Also the deal with this number (on --grid if given); may be repeated
+    #[arg(long, allow_negative_numbers = true)]
+    deal: Vec<i32>,
+    /// Also one state per line of FILE ('-' for standard input). Blank lines,
+    /// '#' comments and a trailing ',label' are ignored
+    #[arg(long, value_name = "FILE")]
+    batch: Option<String>,
+    /// The grid of compact states that are not 4x4, written RxC (e.g. 3x5)
+    #[arg(long, value_parser = super::input::grid_arg)]
+    grid: Option<Grid>,
+    /// Memory each puzzle's tables may use, e.g. 512M or 4G
+    #[arg(long, default_value_t = Bytes(ANALYSIS_CAP))]
+    memory_cap: Bytes,
+    /// Print one JSON object per puzzle and line
+    #[arg(long)]
+    json: bool,
+    /// Print the peak memory as JSON on standard error (for benchmarks)
+    #[arg(long, hide = true)]
+    stats: bool,
+}
+
+/// One line of `boaf halfway --json`.
+#[derive(Serialize)]
+struct HalfwayReport {
+    state: String,
+    depth: usize,
+    halfway_ratio: f64,
+    solvable: u64,
+    states: u64,
+    midgame_tension: Option<f64>,
+    seconds: f64,
+}
+
+/// Runs `boaf halfway`.
+pub fn halfway(args: HalfwayArgs) -> Result<ExitCode> {
+    // Puzzles in the order given: states, then deals, then the batch file.
+    let mut puzzles: Vec<(String, std::result::Result<State, String>)> = Vec::new();
+    for arg in &args.states {
+        if arg == "-" {
+            read_lines("-", args.grid, &mut puzzles)?;
+        } else {
+            let parsed = parse_state(arg, args.grid).map_err(|e| explain(arg, &e));
+            puzzles.push((arg.clone(), parsed));
+        }
+    }
+    for &n in &args.deal {
+        puzzles.push((
+            format!("deal {n}"),
+            Ok(deal_on(n, args.grid.unwrap_or(Grid::SQUARE4))),
+        ));
+    }
+    if let Some(file) = &args.batch {
+        read_lines(file, args.grid, &mut puzzles)?;
+    }
+    if puzzles.is_empty() {
+        anyhow::bail!("give STATEs, --deal N or --batch FILE (see --help)");
+    }
+    let limits = Limits::with_cap(args.memory_cap.0);
+    let pb = bar(puzzles.len() as u64, "puzzles");
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let mut bad = 0;
+    for (source, parsed) in &puzzles {
+        pb.inc(1);
+        let state = match parsed {
+            Ok(s) => s,
+            Err(e) => {
+                bad += 1;
+                pb.suspend(|| eprintln!("{source}: bad state: {e}"));
+                continue;
+            }
+        };
+        let started = Instant::now();
+        let h = boaf_core::engine::halfway::halfway(state, true, &limits)?;
+        let report = HalfwayReport {
+            state: to_compact(state),
+            depth: h.depth,
+            halfway_ratio: h.ratio(),
+            solvable: h.solvable,
+            states: h.halfway_states(),
+            midgame_tension: h.tension,
+            seconds: started.elapsed().as_secs_f64(),
+        };
+        if args.json {
+            writeln!(out, "{}", serde_json::to_string(&report)?)?;
+        } else {
+            writeln!(
+                out,
+                "{}  halfway ratio {} = {} / {} (depth {})  tension {}  {:.3} s",
+                report.state,
+                format::decimals(Some(report.halfway_ratio), 6),
+                format::count(report.solvable),
+                format::count(report.states),
+                report.depth,
+                format::fixed(report.midgame_tension, 4),
+                report.seconds
+            )?;
+        }
+        out.flush()?;
+    }
+    pb.finish_and_clear();
+    if args.stats {
+        eprintln!("{}", serde_json::json!({ "peak_rss_bytes": peak_rss() }));
+    }
+    if bad > 0 {
+        eprintln!("boaf: {} could not be read", format::plural(bad, "state"));
+        return Ok(ExitCode::FAILURE);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Reads one state per line of a file ('-' for standard input), each with
+/// its `FILE:LINE` and the parse error's column when it does not read.
+fn read_lines(
+    file: &str,
+    grid: Option<Grid>,
+    into: &mut Vec<(String, std::result::Result<State, String>)>,
+) -> Result<()> {
+    let reader: Box<dyn BufRead> = if file == "-" {
+        Box::new(std::io::stdin().lock())
+    } else {
+        let f = std::fs::File::open(file).with_context(|| format!("opening {file}"))?;
+        Box::new(std::io::BufReader::new(f))
+    };
+    for (i, line) in reader.lines().enumerate() {
+        let line = line.with_context(|| format!("reading {file} line {}", i + 1))?;
+        let text = line.split(',').next().unwrap_or("");
+        if text.trim().is_empty() || text.trim_start().starts_with('#') {
+            continue;
+        }
+        let parsed =
+            parse_state(text, grid).map_err(|e| format!("column {}: {}", e.column, e.kind));
+        into.push((format!("{file}:{}", i + 1), parsed));
+    }
+    Ok(())
 }

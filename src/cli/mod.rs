@@ -1,5 +1,5 @@
 //! The command line: parsing with clap, then one file per command group —
-//! [`engine`] (`solve`, `deals`, `analyze`, `deal`), [`generator`]
+//! [`engine`] (`solve`, `deals`, `analyze`, `halfway`, `deal`), [`generator`]
 //! (`generate`, `puzzles`, `energies`), [`study`] (`regress`) and [`bench`]
 //! (every benchmark) — over what they share in [`input`]. The work itself is
 //! in `boaf-core`; with no command, `boaf` opens the app.
@@ -33,6 +33,9 @@ enum Command {
     /// Count distinct and solvable states at every depth, with the ratios and all features
     #[command(after_help = STATE_HELP)]
     Analyze(engine::AnalyzeArgs),
+    /// The exact halfway ratio of each puzzle, with its numerator and denominator, without the full analysis
+    #[command(after_help = STATE_HELP)]
+    Halfway(engine::HalfwayArgs),
     /// Print a FreeCell-numbered deal in both notations
     Deal {
         /// The deal number (a 32-bit signed integer)
@@ -92,6 +95,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Command::Solve(args) => engine::solve(args),
         Command::Deals(args) => engine::deals(args),
         Command::Analyze(args) => engine::analyze(args),
+        Command::Halfway(args) => engine::halfway(args),
         Command::Deal { number } => engine::show_deal(number),
         Command::Generate(args) => generator::generate(args),
         Command::Puzzles(args) => generator::puzzles(args),

@@ -4,7 +4,8 @@
 //! [`deal`] the numbered deals; [`board`] the compact boards the searches run
 //! on; [`solver`] the exact solver; [`analysis`] the per-depth state-space
 //! counts (seed 001's Figure 2); [`features`] every puzzle feature;
-//! [`estimate`] the cheap halfway estimator; [`canon`] canonical forms under
+//! [`halfway`] the exact halfway ratio without the state space; [`estimate`]
+//! the cheap halfway estimator; [`canon`] canonical forms under
 //! the game's symmetries; [`game`] a game a person plays; [`limits`] the
 //! memory cap and the cancel switch every long search obeys. No I/O here.
 
@@ -16,6 +17,7 @@ pub mod deal;
 pub mod estimate;
 pub mod features;
 pub mod game;
+pub mod halfway;
 pub mod limits;
 pub mod notation;
 pub mod solver;

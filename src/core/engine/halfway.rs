@@ -1,0 +1,671 @@
+//! The exact halfway ratio without the state space: counted from the sets
+//! of cards that can become one stack.
+//!
+//! Legality of a move depends only on the two stacks it joins (their tops and
+//! cells), so moves on disjoint stacks commute, and a state is a set of
+//! stacks each built independently from its own cards. That gives two exact
+//! counts that never list the layers of the state space:
+//!
+//! - **Distinct states at each depth up to the halfway depth.** A state is
+//!   its *pairs* (a stack of two or more cards: the card at the bottom, whose
+//!   cell it occupies, and its top) and its *buried* cards (those neither a
+//!   top nor a bottom); the other cards are one-card stacks. A state is
+//!   reachable iff its buried cards can be shared out among its pairs so
+//!   that each pair's cards can become that stack. The count walks the sets
+//!   of pairs, keeping for each the distinct sets of buried cards
+//!   ([`Merges`] knows which cards each pair can take).
+//! - **Solvable states at the halfway depth.** Walking back from one stack,
+//!   each step splits one stack into two that could have merged into it. A
+//!   state met this way is reachable (each stack can be built) and solvable
+//!   (the walk came from one stack), and every solvable state is met. Only
+//!   solvable states are visited, which for the puzzles E5 favours are few.
+//!
+//! Both agree with [`crate::engine::analysis`] state for state; the tests and
+//! the property tests check them against it.
+
+use crate::engine::board::{Board, Layout, MoveList, bits, connected};
+use crate::engine::limits::{Limits, SearchError};
+use crate::engine::state::{MAX_CELLS, State};
+use std::collections::HashSet;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// The exact counts at the halfway depth of a puzzle.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Halfway {
+    /// Stacks in the puzzle.
+    pub stacks: usize,
+    /// The halfway depth ⌊stacks/2⌋.
+    pub depth: usize,
+    /// Distinct states reachable in exactly d moves, for d = 0..=depth.
+    pub states: Vec<u64>,
+    /// How many states at the halfway depth are solvable.
+    pub solvable: u64,
+    /// Mean Browne tension of the solvable states at the halfway depth
+    /// (`None` when there are none with moves, or when not asked for).
+    pub tension: Option<f64>,
+}
+
+impl Halfway {
+    /// Distinct states at the halfway depth.
+    pub fn halfway_states(&self) -> u64 {
+        self.states[self.depth]
+    }
+
+    /// Solvable ÷ distinct states at the halfway depth (0 when there are none).
+    pub fn ratio(&self) -> f64 {
+        match self.halfway_states() {
+            0 => 0.0,
+            all => self.solvable as f64 / all as f64,
+        }
+    }
+}
+
+/// The exact halfway ratio of a state, its numerator and denominator, and
+/// the midgame tension when `tension` is asked for (it costs a look at every
+/// move of every solvable state), within `limits`.
+pub fn halfway(state: &State, tension: bool, limits: &Limits) -> Result<Halfway, SearchError> {
+    let merges = Merges::new(state, limits)?;
+    let depth = merges.n / 2;
+    let states = merges.count_states(depth, limits)?;
+    let solvable = merges.solvable_states(depth, limits)?;
+    let tension = if tension {
+        merges.tension(&solvable, limits)?
+    } else {
+        None
+    };
+    Ok(Halfway {
+        stacks: merges.n,
+        depth,
+        states,
+        solvable: solvable.at_depth.len() as u64,
+        tension,
+    })
+}
+
+/// For every set of a puzzle's cards, the stacks it can become: which card
+/// ends on top, and on which card's cell (the card at the bottom, which never
+/// moved). Cards are numbered as in [`Layout`]: by cell, occupied cells only.
+pub struct Merges {
+    /// Cards in the puzzle.
+    n: usize,
+    /// Card → the cards it flocks with.
+    flock: [u16; MAX_CELLS],
+    /// Card → the cards whose cells share its row or column.
+    line: [u16; MAX_CELLS],
+    /// Card → its cell.
+    cell: [u8; MAX_CELLS],
+    /// Set of cards → for each top, the set of possible bottoms (empty when
+    /// that card cannot end on top). All zero for a set that cannot become
+    /// one stack.
+    stacks: Vec<[u16; MAX_CELLS]>,
+    /// The layout of the puzzle, for the boards of the tension.
+    layout: Layout,
+    /// The puzzle's own board.
+    root: Board,
+}
+
+/// Sets between two looks at the cancel switch.
+const CHECK_EVERY: usize = 1 << 12;
+
+impl Merges {
+    /// The table of a state's tops (each taken as a one-card stack).
+    pub fn new(state: &State, limits: &Limits) -> Result<Merges, SearchError> {
+        let (layout, root) = Layout::new(state);
+        let n = layout.cards().len();
+        let grid = state.grid();
+        let mut cell = [0u8; MAX_CELLS];
+        for c in bits(root.occupied()) {
+            cell[root.top(c).expect("occupied")] = c as u8;
+        }
+        let mut line = [0u16; MAX_CELLS];
+        for (a, mask) in line.iter_mut().enumerate().take(n) {
+            for b in 0..n {
+                if a != b && grid.in_line(cell[a] as usize, cell[b] as usize) {
+                    *mask |= 1 << b;
+                }
+            }
+        }
+        let flock = *layout.flock_masks();
+        limits.check(Self::bytes_for(n))?;
+        let mut stacks = vec![[0u16; MAX_CELLS]; 1 << n];
+        for (i, s) in stacks.iter_mut().enumerate().skip(1) {
+            if i.is_power_of_two() {
+                let c = i.trailing_zeros() as usize;
+                s[c] = 1 << c;
+            }
+        }
+        let mut merges = Merges {
+            n,
+            flock,
+            line,
+            cell,
+            stacks,
+            layout,
+            root,
+        };
+        merges.fill(limits)?;
+        Ok(merges)
+    }
+
+    /// Bytes the table of `n` cards takes.
+    fn bytes_for(n: usize) -> usize {
+        (1usize << n) * std::mem::size_of::<[u16; MAX_CELLS]>()
+    }
+
+    /// Cards in the puzzle.
+    pub fn cards(&self) -> usize {
+        self.n
+    }
+
+    /// The bottoms `set` can have as one stack with `top` on top.
+    #[inline]
+    pub fn bottoms(&self, set: u16, top: usize) -> u16 {
+        self.stacks[set as usize][top]
+    }
+
+    /// Whether `set` can become one stack at all.
+    #[inline]
+    pub fn can_merge(&self, set: u16) -> bool {
+        self.stacks[set as usize] != [0; MAX_CELLS]
+    }
+
+    /// Fills the table in increasing order of sets, so every part of a set
+    /// is known before the set. A set becomes one stack by a last move of
+    /// one part's stack onto the other's, so it splits into two parts that
+    /// can each become one stack, whose bottoms share a line and whose tops
+    /// flock.
+    fn fill(&mut self, limits: &Limits) -> Result<(), SearchError> {
+        let all = self.all();
+        for set in 1..=all {
+            if set as usize % CHECK_EVERY == 0 {
+                limits.check_cancel()?;
+            }
+            if set.count_ones() < 2
+                // Every move joins stacks in line and tops that flock, so the
+                // cells and the cards of a stack are connected both ways.
+                || !connected(set, &self.line)
+                || !connected(set, &self.flock)
+            {
+                continue;
+            }
+            let mut out = [0u16; MAX_CELLS];
+            let low = set & set.wrapping_neg();
+            // Each split once, with the lowest card in `a`; both parts may move.
+            let rest = set & !low;
+            let mut sub = rest;
+            loop {
+                let a = low | sub;
+                let b = set & !a;
+                if b != 0 && self.can_merge(a) && self.can_merge(b) {
+                    self.join(a, b, &mut out);
+                    self.join(b, a, &mut out);
+                }
+                if sub == 0 {
+                    break;
+                }
+                sub = (sub - 1) & rest;
+            }
+            self.stacks[set as usize] = out;
+        }
+        Ok(())
+    }
+
+    /// Adds to `out` the stacks made by moving `a`'s stack onto `b`'s.
+    #[inline]
+    fn join(&self, a: u16, b: u16, out: &mut [u16; MAX_CELLS]) {
+        let sa = &self.stacks[a as usize];
+        let sb = &self.stacks[b as usize];
+        for t in bits(a) {
+            let from = sa[t];
+            if from == 0 {
+                continue;
+            }
+            // Bottoms of `b` under a top that flocks with t...
+            let under = bits(self.flock[t] & b).fold(0, |m, u| m | sb[u]);
+            if under == 0 {
+                continue;
+            }
+            // ...in line with a bottom `a`'s stack can have.
+            let reach = bits(from).fold(0, |m, c| m | self.line[c]);
+            out[t] |= under & reach;
+        }
+    }
+
+    fn all(&self) -> u16 {
+        if self.n == 0 {
+            0
+        } else {
+            u16::MAX >> (16 - self.n)
+        }
+    }
+}
+
+/// The sets of buried cards each pair (bottom, top) can take, by size.
+struct PairSets {
+    /// Entries `size << 16 | set`, for each pair `bottom * 16 + top`, sorted.
+    sets: Vec<Vec<u32>>,
+    /// For each bottom and size k, the tops whose pair takes a set of size ≤ k.
+    tops_within: Vec<[u16; MAX_CELLS + 1]>,
+}
+
+impl Merges {
+    /// The pairs' sets of buried cards, up to `most` cards each.
+    fn pair_sets(&self, most: usize) -> PairSets {
+        let mut sets = vec![Vec::new(); MAX_CELLS * MAX_CELLS];
+        for set in 1..=self.all() {
+            let size = set.count_ones() as usize;
+            if size < 2 || size > most + 2 {
+                continue;
+            }
+            for top in bits(set) {
+                for bottom in bits(self.stacks[set as usize][top]) {
+                    let buried = set & !(1 << top | 1 << bottom);
+                    sets[bottom * MAX_CELLS + top].push(((size as u32 - 2) << 16) | buried as u32);
+                }
+            }
+        }
+        let mut tops_within = vec![[0u16; MAX_CELLS + 1]; MAX_CELLS];
+        for (pair, list) in sets.iter_mut().enumerate() {
+            list.sort_unstable();
+            if let Some(&first) = list.first() {
+                let (bottom, top) = (pair / MAX_CELLS, pair % MAX_CELLS);
+                for k in (first >> 16) as usize..=MAX_CELLS {
+                    tops_within[bottom][k] |= 1 << top;
+                }
+            }
+        }
+        PairSets { sets, tops_within }
+    }
+
+    /// Distinct states reachable in exactly d moves, for d = 0..=`depth`.
+    pub fn count_states(&self, depth: usize, limits: &Limits) -> Result<Vec<u64>, SearchError> {
+        let depth = depth.min(self.n.saturating_sub(1));
+        let pairs = self.pair_sets(depth.saturating_sub(1));
+        let mut walk = PairWalk {
+            pairs: &pairs,
+            all: self.all(),
+            depth,
+            counts: vec![0; depth + 1],
+            seen: vec![0; 1 << 10],
+            arena: vec![0],
+            nodes: 0,
+            limits,
+        };
+        walk.visit(0, 0, 0, 1)?;
+        Ok(walk.counts)
+    }
+}
+
+/// The walk over sets of pairs that counts distinct states.
+struct PairWalk<'a> {
+    pairs: &'a PairSets,
+    all: u16,
+    depth: usize,
+    counts: Vec<u64>,
+    /// Bit per set of cards: already in the family being built.
+    seen: Vec<u64>,
+    /// The families of buried-card sets along the walk, each sorted by size,
+    /// as entries `size << 16 | set`.
+    arena: Vec<u32>,
+    nodes: usize,
+    limits: &'a Limits,
+}
+
+impl PairWalk<'_> {
+    /// Visits a set of `pairs` pairs using the cards `used`, whose family of
+    /// buried-card sets is the last `family` entries of the arena; further
+    /// pairs have bottoms from `first_bottom` on, so each set of pairs is
+    /// visited once.
+    fn visit(
+        &mut self,
+        pairs: usize,
+        used: u16,
+        first_bottom: usize,
+        family: usize,
+    ) -> Result<(), SearchError> {
+        self.nodes += 1;
+        if self.nodes.is_multiple_of(CHECK_EVERY) {
+            self.limits.check_cancel()?;
+        }
+        let base = self.arena.len() - family;
+        // Each (pairs, buried set) is one state: the buried cards and the
+        // pairs fix every cell's top.
+        let mut ends = [family; MAX_CELLS + 2];
+        let mut size = 0;
+        // ends[k]: where the entries of size k or more begin.
+        for i in 0..family {
+            let k = (self.arena[base + i] >> 16) as usize;
+            while size <= k {
+                ends[size] = i;
+                size += 1;
+            }
+            self.counts[pairs + k] += 1;
+        }
+        let fewest = (self.arena[base] >> 16) as usize;
+        if pairs + 1 + fewest > self.depth {
+            return Ok(());
+        }
+        let room = self.depth - pairs - 1;
+        let free = self.all & !used;
+        let low_bits = ((1u32 << first_bottom) - 1) as u16;
+        for bottom in bits(free & !low_bits) {
+            let tops = free & self.pairs.tops_within[bottom][room - fewest] & !(1 << bottom);
+            for top in bits(tops) {
+                let pair = (1u16 << bottom) | (1u16 << top);
+                let taken = used | pair;
+                let start = self.arena.len();
+                let sets = &self.pairs.sets[bottom * MAX_CELLS + top];
+                let last = ends[room + 1];
+                for i in base..base + last {
+                    let buried = self.arena[i];
+                    let b = buried as u16;
+                    if b & pair != 0 {
+                        continue;
+                    }
+                    let left = room - (buried >> 16) as usize;
+                    let blocked = b | taken;
+                    for &more in sets {
+                        if (more >> 16) as usize > left {
+                            break;
+                        }
+                        if more as u16 & blocked != 0 {
+                            continue;
+                        }
+                        let union = b | more as u16;
+                        let (word, bit) = (union as usize >> 6, 1u64 << (union & 63));
+                        if self.seen[word] & bit == 0 {
+                            self.seen[word] |= bit;
+                            self.arena
+                                .push((buried + (more & 0xffff_0000)) | (more & 0xffff));
+                        }
+                    }
+                }
+                for i in start..self.arena.len() {
+                    let u = self.arena[i] as u16;
+                    self.seen[u as usize >> 6] &= !(1u64 << (u & 63));
+                }
+                let made = self.arena.len() - start;
+                if made > 0 {
+                    self.arena[start..].sort_unstable();
+                    self.visit(pairs + 1, taken, bottom + 1, made)?;
+                }
+                self.arena.truncate(start);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A fast hasher for packed states, mixing every bit into the low ones.
+#[derive(Default, Clone, Copy)]
+struct StateHasher(u64);
+
+impl Hasher for StateHasher {
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(b as u64);
+        }
+    }
+    #[inline]
+    fn write_u64(&mut self, k: u64) {
+        let x = (self.0.rotate_left(23) ^ k).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        self.0 = x ^ (x >> 31);
+    }
+    #[inline]
+    fn write_u128(&mut self, k: u128) {
+        self.write_u64(k as u64);
+        self.write_u64((k >> 64) as u64);
+    }
+}
+
+type StateSet<K> = HashSet<K, BuildHasherDefault<StateHasher>>;
+
+/// The solvable states at the halfway depth and one depth further, as packed
+/// boards (see [`crate::engine::board`]).
+pub struct Solvable {
+    /// The halfway depth.
+    pub depth: usize,
+    /// The solvable states at `depth`.
+    pub at_depth: Vec<u64>,
+    /// The solvable states at `depth + 1` (empty past the last depth).
+    below: StateSet<u64>,
+}
+
+impl Solvable {
+    /// Whether the packed board `key`, one move past the halfway depth, is solvable.
+    pub fn is_solvable_below(&self, key: u64) -> bool {
+        self.below.contains(&key)
+    }
+}
+
+/// A stack grouping on the walk back from one stack: for each card, the
+/// card at the bottom of its stack (4 bits each, low half); for each bottom,
+/// its top (4 bits each, high half).
+type Grouping = u128;
+
+/// The splits of each stack met on the walk back, computed once: for each
+/// set of cards, the (bottom, top) stacks met and where their splits lie.
+struct SplitCache {
+    by_set: Vec<Vec<(u8, u8, u32, u32)>>,
+    splits: Vec<(u16, u8, u8)>,
+}
+
+impl SplitCache {
+    fn new(n: usize) -> SplitCache {
+        SplitCache {
+            by_set: vec![Vec::new(); 1 << n],
+            splits: Vec::new(),
+        }
+    }
+
+    /// Bytes the cache takes, roughly.
+    fn bytes(&self) -> usize {
+        self.by_set.len() * 24 + self.splits.capacity() * 4
+    }
+}
+
+impl Merges {
+    /// The solvable states at `depth` and `depth + 1`, found by walking back
+    /// from one stack.
+    pub fn solvable_states(&self, depth: usize, limits: &Limits) -> Result<Solvable, SearchError> {
+        let n = self.n;
+        let all = self.all();
+        let mut level: Vec<Grouping> = Vec::new();
+        if n > 0 {
+            for top in 0..n {
+                for bottom in bits(self.bottoms(all, top)) {
+                    level.push(grouping_of(&[(all, bottom, top)]));
+                }
+            }
+        }
+        let last = n.saturating_sub(1);
+        let depth = depth.min(last);
+        let mut below = StateSet::default();
+        let mut splits = SplitCache::new(n);
+        let mut at = last;
+        while at > depth {
+            if at == depth + 1 {
+                below.reserve(level.len());
+                below.extend(level.iter().map(|&g| self.board_key(g)));
+            }
+            let mut next: Vec<Grouping> = Vec::with_capacity(level.len() * 4);
+            for (i, &g) in level.iter().enumerate() {
+                if i % CHECK_EVERY == 0 {
+                    limits.check((level.len() + next.capacity()) * 16 + splits.bytes())?;
+                }
+                self.split_each(g, &mut splits, |p| next.push(p));
+            }
+            next.sort_unstable();
+            next.dedup();
+            level = next;
+            at -= 1;
+        }
+        let mut at_depth: Vec<u64> = level.iter().map(|&g| self.board_key(g)).collect();
+        at_depth.sort_unstable();
+        at_depth.dedup();
+        Ok(Solvable {
+            depth,
+            at_depth,
+            below,
+        })
+    }
+
+    /// The ways a stack (cards `group`, bottom, top) can have been made by
+    /// its last move, each as (the cards that moved, their bottom, the top
+    /// they landed on).
+    fn splits_of(&self, group: u16, bottom: usize, top: usize, out: &mut Vec<(u16, u8, u8)>) {
+        let rest = group & !(1 << bottom | 1 << top);
+        let mut sub = rest;
+        loop {
+            // `moved` is the stack that moved last (top `top`), `stayed`
+            // the one it landed on (bottom `bottom`).
+            let moved = sub | 1 << top;
+            let stayed = group & !moved;
+            let from = self.bottoms(moved, top) & self.line[bottom];
+            if from != 0 {
+                for under in bits(self.flock[top] & stayed) {
+                    if self.bottoms(stayed, under) >> bottom & 1 == 1 {
+                        for new_bottom in bits(from) {
+                            out.push((moved, new_bottom as u8, under as u8));
+                        }
+                    }
+                }
+            }
+            if sub == 0 {
+                break;
+            }
+            sub = (sub - 1) & rest;
+        }
+    }
+
+    /// Calls `found` with every grouping one move before `g`: one stack of
+    /// `g` split into the two whose merge made it.
+    fn split_each(&self, g: Grouping, cache: &mut SplitCache, mut found: impl FnMut(Grouping)) {
+        let mut members = [0u16; MAX_CELLS];
+        for card in 0..self.n {
+            members[owner(g, card)] |= 1 << card;
+        }
+        for bottom in 0..self.n {
+            let group = members[bottom];
+            if group.count_ones() < 2 || owner(g, bottom) != bottom {
+                continue;
+            }
+            let top = top_of(g, bottom);
+            let known = cache.by_set[group as usize]
+                .iter()
+                .find(|e| e.0 as usize == bottom && e.1 as usize == top)
+                .map(|e| (e.2, e.3));
+            let (start, len) = known.unwrap_or_else(|| {
+                let start = cache.splits.len() as u32;
+                self.splits_of(group, bottom, top, &mut cache.splits);
+                let len = cache.splits.len() as u32 - start;
+                cache.by_set[group as usize].push((bottom as u8, top as u8, start, len));
+                (start, len)
+            });
+            for &(moved, new_bottom, under) in &cache.splits[start as usize..(start + len) as usize]
+            {
+                let mut p = g;
+                for card in bits(moved) {
+                    p = with_owner(p, card, new_bottom as usize);
+                }
+                p = with_top(p, new_bottom as usize, top);
+                p = with_top(p, bottom, under as usize);
+                found(p);
+            }
+        }
+    }
+
+    /// The packed board of a grouping (bottoms' cells and their tops).
+    fn board_key(&self, g: Grouping) -> u64 {
+        let mut occ = 0u16;
+        let mut top_at = [0u8; MAX_CELLS];
+        for card in 0..self.n {
+            if owner(g, card) == card {
+                let cell = self.cell[card] as usize;
+                occ |= 1 << cell;
+                top_at[cell] = top_of(g, card) as u8;
+            }
+        }
+        let mut key = occ as u64;
+        let mut shift = 16;
+        for cell in bits(occ) {
+            key |= (top_at[cell] as u64) << shift;
+            shift += 4;
+        }
+        key
+    }
+
+    /// Midgame tension: the mean of 1 − winning moves ÷ moves over the
+    /// solvable states at the halfway depth.
+    pub fn tension(
+        &self,
+        solvable: &Solvable,
+        limits: &Limits,
+    ) -> Result<Option<f64>, SearchError> {
+        if solvable.depth + 1 > self.n.saturating_sub(1) {
+            return Ok(None);
+        }
+        let mut list = MoveList::default();
+        let (mut sum, mut counted) = (0.0, 0u64);
+        for (i, &key) in solvable.at_depth.iter().enumerate() {
+            if i % CHECK_EVERY == 0 {
+                limits.check_cancel()?;
+            }
+            let board = Board::unpack64(key);
+            board.moves(&self.layout, &mut list);
+            let wins = list
+                .as_slice()
+                .iter()
+                .filter(|&&mv| solvable.below.contains(&Board::child_key64(key, mv)))
+                .count();
+            if !list.is_empty() {
+                sum += 1.0 - wins as f64 / list.len() as f64;
+                counted += 1;
+            }
+        }
+        Ok((counted > 0).then(|| sum / counted as f64))
+    }
+
+    /// The puzzle's own board.
+    pub fn root(&self) -> Board {
+        self.root
+    }
+}
+
+#[inline]
+fn owner(g: Grouping, card: usize) -> usize {
+    (g >> (4 * card) & 0xf) as usize
+}
+
+#[inline]
+fn top_of(g: Grouping, bottom: usize) -> usize {
+    (g >> (64 + 4 * bottom) & 0xf) as usize
+}
+
+#[inline]
+fn with_owner(g: Grouping, card: usize, bottom: usize) -> Grouping {
+    g & !(0xf << (4 * card)) | (bottom as u128) << (4 * card)
+}
+
+#[inline]
+fn with_top(g: Grouping, bottom: usize, top: usize) -> Grouping {
+    g & !(0xf << (64 + 4 * bottom)) | (top as u128) << (64 + 4 * bottom)
+}
+
+/// The grouping with these stacks (cards, bottom, top); the other cards'
+/// nibbles stay 0, so only sets covering every card are complete.
+fn grouping_of(stacks: &[(u16, usize, usize)]) -> Grouping {
+    let mut g = 0;
+    for &(set, bottom, top) in stacks {
+        for card in bits(set) {
+            g = with_owner(g, card, bottom);
+        }
+        g = with_top(g, bottom, top);
+    }
+    g
+}
