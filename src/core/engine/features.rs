@@ -1,11 +1,14 @@
 //! Puzzle features (seed 001, made exact in DESIGN.md), computed for any state.
 //!
 //! The card features (suits, ranks, rank clusters, flockability) are cheap.
-//! The solvability ratios and the midgame tension come from the exact
-//! state-space analysis down to the halfway depth.
+//! The solvability ratios and the midgame tension are exact: from the sets of
+//! cards that can become one stack ([`crate::engine::halfway`]), which is
+//! what the generator uses, or from the full state-space analysis, which
+//! also gives every other depth.
 
-use crate::engine::analysis::{Analysis, AnalysisOptions, Depth, analyze};
+use crate::engine::analysis::{Analysis, AnalysisOptions, Depth, Progress, analyze};
 use crate::engine::board::{Layout, MoveList, bits};
+use crate::engine::halfway::Merges;
 use crate::engine::limits::{Limits, SearchError};
 use crate::engine::solver::{Solver, classify};
 use crate::engine::state::State;
@@ -234,13 +237,7 @@ pub fn features_for(
     opts: &AnalysisOptions,
 ) -> Result<Features, SearchError> {
     if need == Need::Halfway {
-        // Only as deep as the features go: deeper layers would be counted
-        // exactly instead of pruned.
-        let shallowest = AnalysisOptions {
-            depth: Depth::Features,
-            ..opts.clone()
-        };
-        return Ok(features(state, &shallowest)?.0);
+        return halfway_features(state, opts);
     }
     let cards = card_features(state);
     let depth = match need {
@@ -274,6 +271,61 @@ pub fn features_for(
         depth3_ratio: ratio(3),
         halfway_ratio: None,
         midgame_tension: None,
+    })
+}
+
+/// Every feature of a state, exact, without the state space: the distinct
+/// states at each depth to the features' deepest by sets of pairs, and the
+/// solvable ones by walking back from one stack (see
+/// [`crate::engine::halfway`]). Equal to [`features`], much faster. Only the
+/// limits and the progress hook of `opts` matter; its steps are the count,
+/// then each depth of the walk back.
+pub fn halfway_features(state: &State, opts: &AnalysisOptions) -> Result<Features, SearchError> {
+    let limits = &opts.limits;
+    let cards = card_features(state);
+    let merges = Merges::new(state, limits)?;
+    let stacks = merges.cards();
+    let half = stacks / 2;
+    let deepest = Depth::Features.deepest(stacks);
+    let states = merges.count_states(deepest, limits)?;
+    // Depth 1 is the shallowest ratio a feature reads.
+    let lowest = 1.min(half);
+    let steps = 1 + stacks.saturating_sub(1) - lowest + 1;
+    let mut done = 1;
+    let mut tell = |states: usize| {
+        if let Some(hook) = &opts.progress {
+            hook(Progress {
+                done,
+                of: steps,
+                states,
+            });
+        }
+        done += 1;
+    };
+    tell(states.last().copied().unwrap_or(0) as usize);
+    let walk = merges.walk_back(lowest, half, limits, &mut tell)?;
+    let ratio = |d: usize| {
+        let all = *states.get(d)?;
+        let solvable = walk.count(d)?;
+        Some(if all == 0 {
+            0.0
+        } else {
+            solvable as f64 / all as f64
+        })
+    };
+    Ok(Features {
+        n: cards.n,
+        solvable: merges.can_merge(merges.all_cards()) || stacks <= 1,
+        suit_diversity: cards.suit_diversity,
+        rank_diversity: cards.rank_diversity,
+        dominant_suit_ratio: cards.dominant_suit_ratio,
+        rank_clusters: cards.rank_clusters,
+        avg_flockability: cards.avg_flockability,
+        depth1_ratio: ratio(1),
+        depth2_ratio: ratio(2),
+        depth3_ratio: ratio(3),
+        halfway_ratio: ratio(half),
+        midgame_tension: merges.tension(&walk, limits)?,
     })
 }
 

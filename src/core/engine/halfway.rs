@@ -231,6 +231,11 @@ impl Merges {
         }
     }
 
+    /// The set of all the puzzle's cards.
+    pub fn all_cards(&self) -> u16 {
+        self.all()
+    }
+
     fn all(&self) -> u16 {
         if self.n == 0 {
             0
@@ -425,21 +430,34 @@ impl Hasher for StateHasher {
 
 type StateSet<K> = HashSet<K, BuildHasherDefault<StateHasher>>;
 
-/// The solvable states at the halfway depth and one depth further, as packed
-/// boards (see [`crate::engine::board`]).
+/// What the walk back from one stack found: the solvable states at every
+/// depth it reached, and the states themselves at one depth and the next,
+/// as packed boards (see [`crate::engine::board`]).
 pub struct Solvable {
-    /// The halfway depth.
+    /// Solvable states at each depth d, for d from `lowest` (index 0... see
+    /// [`Solvable::count`]) to the last.
+    counts: Vec<u64>,
+    /// The shallowest depth the walk reached.
+    lowest: usize,
+    /// The depth whose states are kept.
     pub depth: usize,
-    /// The solvable states at `depth`.
-    pub at_depth: Vec<u64>,
+    /// The solvable states at `depth`, sorted.
+    pub at_depth: Vec<u128>,
     /// The solvable states at `depth + 1` (empty past the last depth).
-    below: StateSet<u64>,
+    below: StateSet<u128>,
 }
 
 impl Solvable {
-    /// Whether the packed board `key`, one move past the halfway depth, is solvable.
-    pub fn is_solvable_below(&self, key: u64) -> bool {
+    /// Whether the packed board `key`, one move past `depth`, is solvable.
+    pub fn is_solvable_below(&self, key: u128) -> bool {
         self.below.contains(&key)
+    }
+
+    /// Solvable states at depth `d`, if the walk reached it.
+    pub fn count(&self, d: usize) -> Option<u64> {
+        d.checked_sub(self.lowest)
+            .and_then(|i| self.counts.get(i))
+            .copied()
     }
 }
 
@@ -473,30 +491,63 @@ impl Merges {
     /// The solvable states at `depth` and `depth + 1`, found by walking back
     /// from one stack.
     pub fn solvable_states(&self, depth: usize, limits: &Limits) -> Result<Solvable, SearchError> {
+        self.walk_back(depth, depth, limits, |_| ())
+    }
+
+    /// Walks back from one stack to depth `lowest`, counting the solvable
+    /// states at every depth and keeping those at `keep` and `keep + 1`
+    /// (`keep` ≥ `lowest`). `done` hears the solvable states of each depth
+    /// as it is finished.
+    pub fn walk_back(
+        &self,
+        lowest: usize,
+        keep: usize,
+        limits: &Limits,
+        mut done: impl FnMut(usize),
+    ) -> Result<Solvable, SearchError> {
         let n = self.n;
         let all = self.all();
         let mut level: Vec<Grouping> = Vec::new();
-        if n > 0 {
-            for top in 0..n {
-                for bottom in bits(self.bottoms(all, top)) {
-                    level.push(grouping_of(&[(all, bottom, top)]));
-                }
+        for top in 0..n {
+            for bottom in bits(self.bottoms(all, top)) {
+                level.push(grouping_of(&[(all, bottom, top)]));
             }
         }
+        if n == 0 {
+            // No cards: already one stack or fewer, as the analysis has it.
+            level.push(0);
+        }
         let last = n.saturating_sub(1);
-        let depth = depth.min(last);
+        let keep = keep.min(last);
+        let lowest = lowest.min(keep);
+        let mut counts = Vec::with_capacity(last + 1 - lowest);
+        let mut at_depth = Vec::new();
         let mut below = StateSet::default();
         let mut splits = SplitCache::new(n);
         let mut at = last;
-        while at > depth {
-            if at == depth + 1 {
-                below.reserve(level.len());
-                below.extend(level.iter().map(|&g| self.board_key(g)));
+        loop {
+            let mut keys: Vec<u128> = level.iter().map(|&g| self.board_key(g)).collect();
+            keys.sort_unstable();
+            keys.dedup();
+            counts.push(keys.len() as u64);
+            done(keys.len());
+            if at == keep + 1 {
+                below.reserve(keys.len());
+                below.extend(keys.iter().copied());
+            } else if at == keep {
+                at_depth = keys;
+            }
+            if at == lowest {
+                break;
             }
             let mut next: Vec<Grouping> = Vec::with_capacity(level.len() * 4);
             for (i, &g) in level.iter().enumerate() {
                 if i % CHECK_EVERY == 0 {
-                    limits.check((level.len() + next.capacity()) * 16 + splits.bytes())?;
+                    limits.check(
+                        (level.len() + next.capacity()) * 16
+                            + below.capacity() * 24
+                            + splits.bytes(),
+                    )?;
                 }
                 self.split_each(g, &mut splits, |p| next.push(p));
             }
@@ -505,11 +556,11 @@ impl Merges {
             level = next;
             at -= 1;
         }
-        let mut at_depth: Vec<u64> = level.iter().map(|&g| self.board_key(g)).collect();
-        at_depth.sort_unstable();
-        at_depth.dedup();
+        counts.reverse();
         Ok(Solvable {
-            depth,
+            counts,
+            lowest,
+            depth: keep,
             at_depth,
             below,
         })
@@ -581,7 +632,7 @@ impl Merges {
     }
 
     /// The packed board of a grouping (bottoms' cells and their tops).
-    fn board_key(&self, g: Grouping) -> u64 {
+    fn board_key(&self, g: Grouping) -> u128 {
         let mut occ = 0u16;
         let mut top_at = [0u8; MAX_CELLS];
         for card in 0..self.n {
@@ -591,10 +642,10 @@ impl Merges {
                 top_at[cell] = top_of(g, card) as u8;
             }
         }
-        let mut key = occ as u64;
+        let mut key = occ as u128;
         let mut shift = 16;
         for cell in bits(occ) {
-            key |= (top_at[cell] as u64) << shift;
+            key |= (top_at[cell] as u128) << shift;
             shift += 4;
         }
         key
@@ -616,12 +667,12 @@ impl Merges {
             if i % CHECK_EVERY == 0 {
                 limits.check_cancel()?;
             }
-            let board = Board::unpack64(key);
+            let board = Board::unpack(key);
             board.moves(&self.layout, &mut list);
             let wins = list
                 .as_slice()
                 .iter()
-                .filter(|&&mv| solvable.below.contains(&Board::child_key64(key, mv)))
+                .filter(|&&mv| solvable.below.contains(&Board::child_key(key, mv)))
                 .count();
             if !list.is_empty() {
                 sum += 1.0 - wins as f64 / list.len() as f64;

@@ -9,7 +9,7 @@
 //! concatenate.
 
 use crate::engine::analysis::{AnalysisOptions, Depth};
-use crate::engine::features::{Features, features};
+use crate::engine::features::{Features, halfway_features};
 use crate::engine::limits::{Cancel, Limits, SearchError};
 use crate::engine::notation::{ParseError, ParseErrorKind, parse_state, to_compact};
 use crate::engine::state::{Grid, State};
@@ -223,7 +223,7 @@ pub fn make_candidate_told(
                 progress: layers.map(|hook| layer_progress(hook, told)),
                 ..AnalysisOptions::default()
             };
-            features(&found.best, &opts)?.0
+            halfway_features(&found.best, &opts)?
         }
     };
     Ok(Candidate {

@@ -309,7 +309,7 @@ impl std::fmt::Display for Phase {
             }
         };
         match layers {
-            Some(l) => write!(f, ", layer {} of {}", l.done, l.of),
+            Some(l) => write!(f, ", step {} of {}", l.done, l.of),
             None => Ok(()),
         }
     }

@@ -417,8 +417,9 @@ fn a_search_says_which_phase_it_is_in() {
     // The best energy reported is the descent's best (an estimate).
     let last = reports.last().unwrap();
     assert_eq!(last.best, reports[steps - 1].best);
-    // The layers of each analysis: 2 × 11 + 1 of them for 12 stacks, in
-    // order, each analysis to its end.
+    // The steps of each exact count: the distinct states, then the 11
+    // depths the walk back from one stack passes for 12 stacks, in order,
+    // each count to its end.
     let layers = layers.lock().unwrap();
     for k in 1..=3 {
         let done: Vec<usize> = layers
@@ -427,14 +428,14 @@ fn a_search_says_which_phase_it_is_in() {
                 Phase::Confirm {
                     k: at,
                     of: 3,
-                    layers: Some(Layers { done, of: 23 }),
+                    layers: Some(Layers { done, of: 12 }),
                 } if at == k => Some(done),
                 _ => None,
             })
             .collect();
         assert!(!done.is_empty(), "analysis {k} told its layers");
         assert!(done.windows(2).all(|w| w[0] < w[1]), "{done:?}");
-        assert_eq!(done.last(), Some(&23), "analysis {k} ran to its end");
+        assert_eq!(done.last(), Some(&12), "analysis {k} ran to its end");
     }
     assert_eq!(
         layers.len(),
@@ -499,13 +500,14 @@ fn a_worker_reports_each_phase_through_the_batch() {
         !phases.iter().any(|p| matches!(p, Phase::Features { .. })),
         "the confirmation computed the features"
     );
-    // Exact at every step: the descent, then the best puzzle's features.
+    // Exact at every step: the descent, then the best puzzle's features:
+    // the count, then the walk back over depths 5 to 1 of 6 stacks.
     let phases = stages(job(6, "E5", 30, 5, 0..1));
     assert_eq!(phases.first(), Some(&Phase::Descent { step: 1, of: 30 }));
     assert!(matches!(
         phases.last(),
         Some(Phase::Features {
-            layers: Some(Layers { done: 11, of: 11 })
+            layers: Some(Layers { done: 6, of: 6 })
         })
     ));
     assert!(phases.contains(&Phase::Features { layers: None }));
@@ -537,12 +539,12 @@ fn phases_read_as_english() {
             of: 3,
             layers
         }),
-        "exact analysis 2 of 3, layer 5 of 31"
+        "exact analysis 2 of 3, step 5 of 31"
     );
     assert_eq!(say(Phase::Features { layers: None }), "exact features");
     assert_eq!(
         say(Phase::Features { layers }),
-        "exact features, layer 5 of 31"
+        "exact features, step 5 of 31"
     );
     assert_eq!(Phase::Features { layers }.done_of(), (5, 31));
     assert_eq!(Phase::Descent { step: 53, of: 50 }.done_of(), (50, 50));

@@ -35,6 +35,43 @@ fn deal_1_to_depth_8() {
 }
 
 #[test]
+fn fast_halfway_of_deal_1_and_two_e5_puzzles() {
+    use boaf_core::engine::halfway::halfway;
+    use boaf_core::engine::limits::Limits;
+    let h = halfway(&deal(1), true, &Limits::default()).unwrap();
+    assert_eq!(h.states, DEAL1_STATES);
+    assert_eq!(h.solvable, DEAL1_SOLVABLE[8]);
+    // Walking back to depth 1 passes boards of 13 to 15 stacks, whose keys
+    // need more than 64 bits.
+    let limits = Limits::default();
+    let merges = boaf_core::engine::halfway::Merges::new(&deal(1), &limits).unwrap();
+    let walk = merges.walk_back(1, 8, &limits, |_| ()).unwrap();
+    let solvable: Vec<u64> = (0..=8).map(|d| walk.count(d).unwrap_or(1)).collect();
+    assert_eq!(solvable, DEAL1_SOLVABLE);
+    assert_eq!(walk.count(0), None, "the walk stopped at depth 1");
+    // Two puzzles 400 E5 steps found (issue 11), both checked against the
+    // full analysis: solvable states per depth 1 6 14 16 10 5 4 3 2 and
+    // 1 7 14 19 22 22 19 16 15.
+    for (puzzle, states, solvable) in [
+        ("9D3H2HKC6S4DJC7SAC3C9SQC4H7DADKH", 193_162, 2),
+        ("KS2D2C3H7C8D4HADAC6HJSTS7HTD6D5H", 440_460, 15),
+    ] {
+        let h = halfway(
+            &parse_state(puzzle, None).unwrap(),
+            false,
+            &Limits::default(),
+        )
+        .unwrap();
+        assert_eq!(
+            (h.halfway_states(), h.solvable),
+            (states, solvable),
+            "{puzzle}"
+        );
+        assert_eq!(h.tension, None, "not asked for");
+    }
+}
+
+#[test]
 fn full_depth_agrees_with_the_truncated_analysis() {
     // Settling depth 8 by the solver or by marking back from depth 15 must agree.
     let full = analyze(&deal(1), &AnalysisOptions::default()).unwrap();

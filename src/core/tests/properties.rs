@@ -4,7 +4,8 @@ mod common;
 
 use boaf_core::engine::analysis::{AnalysisOptions, Depth, analyze};
 use boaf_core::engine::board::Layout;
-use boaf_core::engine::features::{Need, features, features_for, shallow_counts};
+use boaf_core::engine::features::{Need, features, features_for, halfway_features, shallow_counts};
+use boaf_core::engine::halfway::{Merges, halfway};
 use boaf_core::engine::limits::Limits;
 use boaf_core::engine::notation::{parse_state, to_compact, to_compact_dots, to_grid};
 use boaf_core::engine::solver::{Solver, Verdict, classify};
@@ -104,5 +105,41 @@ proptest! {
         prop_assert_eq!(part.depth1_ratio, full.depth1_ratio);
         prop_assert_eq!(part.depth2_ratio, if depth >= 2 { full.depth2_ratio } else { None });
         prop_assert_eq!(part.halfway_ratio, None);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(384))]
+
+    /// The fast halfway counts (sets of pairs forward, one stack backward)
+    /// against the naive layers, at the halfway depth and at every other.
+    #[test]
+    fn fast_halfway_matches_naive_layers(s in arb_state(10), depth in 0usize..10) {
+        let naive = naive_layers(&s);
+        let h = halfway(&s, true, &Limits::default()).unwrap();
+        let states: Vec<u64> = naive[..=h.depth].iter().map(|c| c.0).collect();
+        prop_assert_eq!(&h.states, &states);
+        prop_assert_eq!(h.solvable, naive[h.depth].1);
+        let a = analyze(&s, &AnalysisOptions::default()).unwrap();
+        prop_assert_eq!(h.ratio(), a.halfway_ratio().unwrap());
+        match (h.tension, a.midgame_tension()) {
+            (Some(x), Some(y)) => prop_assert!((x - y).abs() < 1e-12, "tension {} against {}", x, y),
+            (x, y) => prop_assert_eq!(x, y),
+        }
+        // Any other depth, both ways.
+        let limits = Limits::default();
+        let merges = Merges::new(&s, &limits).unwrap();
+        let d = depth.min(naive.len() - 1);
+        let counted = merges.count_states(d, &limits).unwrap();
+        let all: Vec<u64> = naive[..=d].iter().map(|c| c.0).collect();
+        prop_assert_eq!(counted, all);
+        let back = merges.walk_back(0, d, &limits, |_| ()).unwrap();
+        prop_assert_eq!(back.at_depth.len() as u64, naive[d].1);
+        for (i, c) in naive.iter().enumerate() {
+            prop_assert_eq!(back.count(i), Some(c.1), "solvable at depth {}", i);
+        }
+        prop_assert_eq!(merges.can_merge(merges.all_cards()), naive[0].1 == 1);
+        // Every feature, exactly as the full analysis gives it.
+        prop_assert_eq!(halfway_features(&s, &AnalysisOptions::default()).unwrap(), features(&s, &AnalysisOptions::default()).unwrap().0);
     }
 }
