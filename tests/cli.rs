@@ -107,6 +107,71 @@ fn batch_ignores_labels_and_reports_bad_lines() {
 }
 
 #[test]
+fn halfway_prints_each_ratio_with_its_numerator_and_denominator() {
+    // Deal 1's counts at depth 8 come from an independent slow search (the
+    // perft tests); the puzzle after it has 2 solvable of 193 162.
+    let dir = TempDir::new("halfway");
+    let batch = dir.join("puzzles.txt");
+    std::fs::write(
+        &batch,
+        "# two puzzles and a typo\n9D3H2HKC6S4DJC7SAC3C9SQC4H7DADKH,label\n\n9D3H2HKC6S4DJC7SAC3C9SQC4H7DADKX\n",
+    )
+    .unwrap();
+    let out = boaf(
+        &[
+            "halfway",
+            "--json",
+            "--deal",
+            "1",
+            "--batch",
+            batch.to_str().unwrap(),
+        ],
+        "",
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "a bad line fails the run at its end"
+    );
+    let lines: Vec<serde_json::Value> = text(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2);
+    assert_eq!(lines[0]["state"], "JD2D9HJC5D7H7C5HKDKC9S5SADQCKH3H");
+    assert_eq!(
+        (lines[0]["solvable"].as_u64(), lines[0]["states"].as_u64()),
+        (Some(37461), Some(3216593))
+    );
+    assert_eq!(
+        lines[0]["halfway_ratio"].as_f64(),
+        Some(37461.0 / 3216593.0)
+    );
+    assert_eq!(lines[0]["depth"], 8);
+    assert_eq!(
+        (lines[1]["solvable"].as_u64(), lines[1]["states"].as_u64()),
+        (Some(2), Some(193162))
+    );
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("puzzles.txt:4: bad state: column 32: unknown suit 'X'"),
+        "{err}"
+    );
+    // Plain text: the ratio, then numerator / denominator with separators.
+    let out = boaf(&["halfway", "9D3H2HKC6S4DJC7SAC3C9SQC4H7DADKH"], "");
+    assert!(out.status.success());
+    assert!(
+        text(&out.stdout).contains("= 2 / 193,162 (depth 8)"),
+        "{}",
+        text(&out.stdout)
+    );
+    // Nothing to do is an error that says what to give.
+    let out = boaf(&["halfway"], "");
+    assert!(!out.status.success());
+    assert!(text(&out.stderr).contains("give STATEs, --deal N or --batch FILE"));
+}
+
+#[test]
 fn deals_lists_unsolvable_numbers_then_a_summary() {
     let out = boaf(&["deals", "0..400", "--threads", "2"], "");
     assert!(out.status.success());

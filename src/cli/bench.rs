@@ -44,10 +44,31 @@ pub enum BenchCommand {
         #[command(flatten)]
         run: AnalysisRun,
     },
+    /// The exact halfway ratio by the fast counts, each puzzle in a fresh process: time and peak memory
+    Halfway(BenchHalfwayArgs),
     /// The halfway estimator against the exact ratio on random solvable puzzles
     Estimate(BenchEstimateArgs),
     /// Wall time per generated puzzle by card count and step budget
     Generate(BenchGenerateArgs),
+}
+
+/// Arguments of `boaf bench halfway`.
+#[derive(Args)]
+pub struct BenchHalfwayArgs {
+    /// Deal numbers A..B
+    #[arg(long, default_value = "0..10", allow_hyphen_values = true, value_parser = range_arg)]
+    deals: (i64, i64),
+    /// Files of more puzzles, one state per line (comma-separated); the
+    /// default holds 20 puzzles of 16 cards from 400 E5 steps (seed 11)
+    #[arg(
+        long,
+        default_value = "assets/bench/e5-400-steps.txt",
+        value_delimiter = ','
+    )]
+    puzzles: Vec<String>,
+    /// Memory each puzzle's tables may use
+    #[arg(long, default_value_t = Bytes(BENCH_CAP))]
+    memory_cap: Bytes,
 }
 
 /// Arguments of `boaf bench estimate`.
@@ -123,7 +144,82 @@ pub fn bench(cmd: BenchCommand) -> Result<ExitCode> {
             runs,
         } => bench_deals(range, threads, runs),
         BenchCommand::Analyze { range, run } => bench_analyze(range, run),
+        BenchCommand::Halfway(args) => bench_halfway(args),
     }
+}
+
+/// `bench halfway`: each puzzle's exact halfway ratio by `boaf halfway` in a
+/// fresh process, so that its peak memory is its own; medians per group.
+fn bench_halfway(args: BenchHalfwayArgs) -> Result<ExitCode> {
+    let exe = std::env::current_exe().context("finding the boaf binary")?;
+    let mut groups: Vec<(String, Vec<String>)> = vec![(
+        format!("deals {}..{}", args.deals.0, args.deals.1),
+        (args.deals.0..args.deals.1)
+            .map(|n| format!("--deal={n}"))
+            .collect(),
+    )];
+    for file in &args.puzzles {
+        let text = std::fs::read_to_string(file).with_context(|| format!("reading {file}"))?;
+        let states = text
+            .lines()
+            .map(|l| l.split(',').next().unwrap_or("").trim())
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+            .map(str::to_string)
+            .collect();
+        groups.push((file.clone(), states));
+    }
+    let mut peak_all = 0.0f64;
+    let mut summaries = Vec::new();
+    for (name, puzzles) in &groups {
+        println!(
+            "{name}\npuzzle                              seconds   peak RSS MB   solvable / states"
+        );
+        let mut times = Vec::new();
+        for arg in puzzles {
+            let out = std::process::Command::new(&exe)
+                .args(["halfway", "--json", "--stats"])
+                .arg(format!("--memory-cap={}", args.memory_cap))
+                .arg(arg)
+                .output()
+                .context("running boaf halfway")?;
+            if !out.status.success() {
+                println!(
+                    "{arg:<34}  failed: {}",
+                    String::from_utf8_lossy(&out.stderr).trim()
+                );
+                continue;
+            }
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            let stats: serde_json::Value =
+                serde_json::from_str(stderr.lines().last().unwrap_or(""))
+                    .context("reading the statistics")?;
+            let report: serde_json::Value = serde_json::from_slice(&out.stdout)?;
+            let seconds = report["seconds"].as_f64().unwrap_or(f64::NAN);
+            let rss = stats["peak_rss_bytes"].as_f64().unwrap_or(f64::NAN) / 1e6;
+            peak_all = peak_all.max(rss);
+            println!(
+                "{:<34} {seconds:>8.3} {rss:>13.1}   {} / {}",
+                report["state"].as_str().unwrap_or(arg),
+                report["solvable"],
+                report["states"]
+            );
+            times.push(seconds);
+        }
+        times.sort_by(f64::total_cmp);
+        let line = format!(
+            "{name}: median {:.3} s, max {:.3} s over {}",
+            median(&times),
+            times.last().copied().unwrap_or(f64::NAN),
+            boaf_core::format::plural(times.len(), "puzzle")
+        );
+        println!("{line}\n");
+        summaries.push(line);
+    }
+    for line in summaries {
+        println!("{line}");
+    }
+    println!("largest peak RSS {peak_all:.1} MB (one core, one process per puzzle)");
+    Ok(ExitCode::SUCCESS)
 }
 
 /// `bench deals`: the deals' check, `runs` times; the median run.

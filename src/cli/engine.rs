@@ -380,7 +380,8 @@ fn peak_rss() -> Option<u64> {
 /// Runs `boaf deal`.
 pub fn show_deal(number: i32) -> Result<ExitCode> {
     let s = deal(number);
-    println!("{}\n{}", to_compact(&s), to_grid(&s));
+    // Written, not printed, so that `boaf deal 1 | head -1` ends quietly.
+    writeln!(std::io::stdout(), "{}\n{}", to_compact(&s), to_grid(&s))?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -177,7 +177,7 @@ impl Merges {
     fn fill(&mut self, limits: &Limits) -> Result<(), SearchError> {
         let all = self.all();
         for set in 1..=all {
-            if set as usize % CHECK_EVERY == 0 {
+            if (set as usize).is_multiple_of(CHECK_EVERY) {
                 limits.check_cancel()?;
             }
             if set.count_ones() < 2
@@ -274,8 +274,8 @@ impl Merges {
             list.sort_unstable();
             if let Some(&first) = list.first() {
                 let (bottom, top) = (pair / MAX_CELLS, pair % MAX_CELLS);
-                for k in (first >> 16) as usize..=MAX_CELLS {
-                    tops_within[bottom][k] |= 1 << top;
+                for tops in &mut tops_within[bottom][(first >> 16) as usize..] {
+                    *tops |= 1 << top;
                 }
             }
         }
@@ -601,8 +601,7 @@ impl Merges {
         for card in 0..self.n {
             members[owner(g, card)] |= 1 << card;
         }
-        for bottom in 0..self.n {
-            let group = members[bottom];
+        for (bottom, &group) in members.iter().enumerate().take(self.n) {
             if group.count_ones() < 2 || owner(g, bottom) != bottom {
                 continue;
             }
