@@ -100,8 +100,6 @@ pub struct Merges {
     stacks: Vec<[u16; MAX_CELLS]>,
     /// The layout of the puzzle, for the boards of the tension.
     layout: Layout,
-    /// The puzzle's own board.
-    root: Board,
 }
 
 /// Sets between two looks at the cancel switch.
@@ -141,7 +139,6 @@ impl Merges {
             cell,
             stacks,
             layout,
-            root,
         };
         merges.fill(limits)?;
         Ok(merges)
@@ -434,8 +431,7 @@ type StateSet<K> = HashSet<K, BuildHasherDefault<StateHasher>>;
 /// depth it reached, and the states themselves at one depth and the next,
 /// as packed boards (see [`crate::engine::board`]).
 pub struct Solvable {
-    /// Solvable states at each depth d, for d from `lowest` (index 0... see
-    /// [`Solvable::count`]) to the last.
+    /// Solvable states at each depth from `lowest` to the last, shallowest first.
     counts: Vec<u64>,
     /// The shallowest depth the walk reached.
     lowest: usize,
@@ -679,11 +675,6 @@ impl Merges {
             }
         }
         Ok((counted > 0).then(|| sum / counted as f64))
-    }
-
-    /// The puzzle's own board.
-    pub fn root(&self) -> Board {
-        self.root
     }
 }
 
