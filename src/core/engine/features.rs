@@ -6,7 +6,7 @@
 //! what the generator uses, or from the full state-space analysis, which
 //! also gives every other depth.
 
-use crate::engine::analysis::{Analysis, AnalysisOptions, Depth, Progress, analyze};
+use crate::engine::analysis::{Analysis, AnalysisOptions, Depth, Progress, analyze, ratio};
 use crate::engine::board::{Layout, MoveList, bits};
 use crate::engine::halfway::Merges;
 use crate::engine::limits::{Limits, SearchError};
@@ -124,19 +124,37 @@ impl Features {
 
     /// Combines the card features with an analysis that reaches [`Depth::Features`].
     pub fn from_parts(cards: CardFeatures, analysis: &Analysis) -> Features {
+        Features::assemble(
+            cards,
+            analysis.depths.first().is_some_and(|d| d.solvable > 0),
+            |d| analysis.ratio(d),
+            analysis.halfway_ratio(),
+            analysis.midgame_tension(),
+        )
+    }
+
+    /// The card features with solvability, the depth-d ratios by `ratio`,
+    /// and the halfway features.
+    fn assemble(
+        cards: CardFeatures,
+        solvable: bool,
+        ratio: impl Fn(usize) -> Option<f64>,
+        halfway_ratio: Option<f64>,
+        midgame_tension: Option<f64>,
+    ) -> Features {
         Features {
             n: cards.n,
-            solvable: analysis.depths.first().is_some_and(|d| d.solvable > 0),
+            solvable,
             suit_diversity: cards.suit_diversity,
             rank_diversity: cards.rank_diversity,
             dominant_suit_ratio: cards.dominant_suit_ratio,
             rank_clusters: cards.rank_clusters,
             avg_flockability: cards.avg_flockability,
-            depth1_ratio: analysis.ratio(1),
-            depth2_ratio: analysis.ratio(2),
-            depth3_ratio: analysis.ratio(3),
-            halfway_ratio: analysis.halfway_ratio(),
-            midgame_tension: analysis.midgame_tension(),
+            depth1_ratio: ratio(1),
+            depth2_ratio: ratio(2),
+            depth3_ratio: ratio(3),
+            halfway_ratio,
+            midgame_tension,
         }
     }
 
@@ -245,33 +263,19 @@ pub fn features_for(
         _ => 0,
     };
     let counts = shallow_counts(state, depth, &opts.limits)?;
-    let ratio = |d: usize| {
+    let shallow = |d: usize| {
         (d <= depth)
             .then(|| counts.get(d))
             .flatten()
-            .map(|&(states, solvable)| {
-                // No moves at all: no states, and a ratio of 0, as in the analysis.
-                if states == 0 {
-                    0.0
-                } else {
-                    solvable as f64 / states as f64
-                }
-            })
+            .map(|&(states, solvable)| ratio(solvable, states))
     };
-    Ok(Features {
-        n: cards.n,
-        solvable: counts[0].1 > 0,
-        suit_diversity: cards.suit_diversity,
-        rank_diversity: cards.rank_diversity,
-        dominant_suit_ratio: cards.dominant_suit_ratio,
-        rank_clusters: cards.rank_clusters,
-        avg_flockability: cards.avg_flockability,
-        depth1_ratio: ratio(1),
-        depth2_ratio: ratio(2),
-        depth3_ratio: ratio(3),
-        halfway_ratio: None,
-        midgame_tension: None,
-    })
+    Ok(Features::assemble(
+        cards,
+        counts[0].1 > 0,
+        shallow,
+        None,
+        None,
+    ))
 }
 
 /// Every feature of a state, exact, without the state space: the distinct
@@ -304,29 +308,14 @@ pub fn halfway_features(state: &State, opts: &AnalysisOptions) -> Result<Feature
     };
     tell(states.last().copied().unwrap_or(0) as usize);
     let walk = merges.walk_back(lowest, half, limits, &mut tell)?;
-    let ratio = |d: usize| {
-        let all = *states.get(d)?;
-        let solvable = walk.count(d)?;
-        Some(if all == 0 {
-            0.0
-        } else {
-            solvable as f64 / all as f64
-        })
-    };
-    Ok(Features {
-        n: cards.n,
-        solvable: merges.can_merge(merges.all_cards()) || stacks <= 1,
-        suit_diversity: cards.suit_diversity,
-        rank_diversity: cards.rank_diversity,
-        dominant_suit_ratio: cards.dominant_suit_ratio,
-        rank_clusters: cards.rank_clusters,
-        avg_flockability: cards.avg_flockability,
-        depth1_ratio: ratio(1),
-        depth2_ratio: ratio(2),
-        depth3_ratio: ratio(3),
-        halfway_ratio: ratio(half),
-        midgame_tension: merges.tension(&walk, limits)?,
-    })
+    let at = |d: usize| Some(ratio(walk.count(d)?, *states.get(d)?));
+    Ok(Features::assemble(
+        cards,
+        merges.can_merge(merges.all_cards()) || stacks <= 1,
+        at,
+        at(half),
+        merges.tension(&walk, limits)?,
+    ))
 }
 
 /// Every feature of a state, with the analysis they came from: counted as

@@ -23,11 +23,12 @@
 //! Both agree with [`crate::engine::analysis`] state for state; the tests and
 //! the property tests check them against it.
 
-use crate::engine::board::{Board, Layout, MoveList, bits, connected};
+use crate::engine::analysis::ratio;
+use crate::engine::board::{Board, KeyHasher, Layout, MoveList, bits, connected};
 use crate::engine::limits::{Limits, SearchError};
 use crate::engine::state::{MAX_CELLS, State};
 use std::collections::HashSet;
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::BuildHasherDefault;
 
 /// The exact counts at the halfway depth of a puzzle.
 #[derive(Clone, Debug, PartialEq)]
@@ -53,10 +54,7 @@ impl Halfway {
 
     /// Solvable ÷ distinct states at the halfway depth (0 when there are none).
     pub fn ratio(&self) -> f64 {
-        match self.halfway_states() {
-            0 => 0.0,
-            all => self.solvable as f64 / all as f64,
-        }
+        ratio(self.solvable, self.halfway_states())
     }
 }
 
@@ -398,34 +396,7 @@ impl PairWalk<'_> {
     }
 }
 
-/// A fast hasher for packed states, mixing every bit into the low ones.
-#[derive(Default, Clone, Copy)]
-struct StateHasher(u64);
-
-impl Hasher for StateHasher {
-    #[inline]
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    #[inline]
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(b as u64);
-        }
-    }
-    #[inline]
-    fn write_u64(&mut self, k: u64) {
-        let x = (self.0.rotate_left(23) ^ k).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        self.0 = x ^ (x >> 31);
-    }
-    #[inline]
-    fn write_u128(&mut self, k: u128) {
-        self.write_u64(k as u64);
-        self.write_u64((k >> 64) as u64);
-    }
-}
-
-type StateSet<K> = HashSet<K, BuildHasherDefault<StateHasher>>;
+type StateSet<K> = HashSet<K, BuildHasherDefault<KeyHasher>>;
 
 /// What the walk back from one stack found: the solvable states at every
 /// depth it reached, and the states themselves at one depth and the next,

@@ -14,13 +14,13 @@
 //! Lynchpin rules are not used: they are not needed for speed here, and the
 //! soundness of the general forms in seed 000 is not established.
 
-use crate::engine::board::{Board, Layout, LiveChildren, MoveList};
+use crate::engine::board::{Board, KeyHasher, Layout, LiveChildren, MoveList};
 use crate::engine::limits::{Limits, SearchError};
 use crate::engine::state::MAX_CELLS;
 use crate::engine::state::{Move, State};
 use serde::Serialize;
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::BuildHasherDefault;
 
 /// Why a state is unsolvable, when a single class proves it.
 #[derive(Copy, Clone, PartialEq, Eq, Debug, Serialize)]
@@ -80,29 +80,6 @@ const ORDERINGS: u8 = 3;
 const CHECK_EVERY: u64 = 4096;
 /// Bytes a table entry costs, counting the hash map's spare room.
 const ENTRY_BYTES: usize = 24;
-
-/// A fast hasher for packed keys, which are already well spread in their low bits.
-#[derive(Default, Clone, Copy)]
-struct KeyHasher(u64);
-
-impl Hasher for KeyHasher {
-    #[inline]
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    #[inline]
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(b as u64);
-        }
-    }
-    #[inline]
-    fn write_u64(&mut self, k: u64) {
-        // A multiplicative mix (Fibonacci hashing), folded so both halves matter.
-        let x = (self.0 ^ k).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        self.0 = x ^ (x >> 29);
-    }
-}
 
 /// A hash map keyed by packed boards.
 type KeyMap<V> = HashMap<u64, V, BuildHasherDefault<KeyHasher>>;

@@ -8,7 +8,7 @@
 //! worker makes which, and a batch can be split into shards that simply
 //! concatenate.
 
-use crate::engine::analysis::{AnalysisOptions, Depth};
+use crate::engine::analysis::AnalysisOptions;
 use crate::engine::features::{Features, halfway_features};
 use crate::engine::limits::{Cancel, Limits, SearchError};
 use crate::engine::notation::{ParseError, ParseErrorKind, parse_state, to_compact};
@@ -218,7 +218,6 @@ pub fn make_candidate_told(
             };
             report(told);
             let opts = AnalysisOptions {
-                depth: Depth::Features,
                 limits,
                 progress: layers.map(|hook| layer_progress(hook, told)),
                 ..AnalysisOptions::default()

@@ -43,11 +43,16 @@ pub struct DepthCount {
 impl DepthCount {
     /// Solvable ÷ states.
     pub fn ratio(&self) -> f64 {
-        if self.states == 0 {
-            0.0
-        } else {
-            self.solvable as f64 / self.states as f64
-        }
+        ratio(self.solvable, self.states)
+    }
+}
+
+/// Solvable ÷ states, and 0 when there are no states (no moves at all).
+pub fn ratio(solvable: u64, states: u64) -> f64 {
+    if states == 0 {
+        0.0
+    } else {
+        solvable as f64 / states as f64
     }
 }
 
