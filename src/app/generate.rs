@@ -22,7 +22,7 @@ use boaf_core::folder::Folder;
 use boaf_core::format;
 use boaf_core::generator::batch::{Batch, Event, Order};
 use boaf_core::generator::pipeline::{Candidate, Job};
-use boaf_core::generator::search::{HalfwayMode, MAX_ITERATIONS, SearchParams, paper_iterations};
+use boaf_core::generator::search::{HalfwayMode, MAX_ITERATIONS, SearchParams, default_iterations};
 use boaf_core::generator::store::PuzzleStore;
 use boaf_core::study::ratings::read_ratings;
 use eframe::egui;
@@ -96,7 +96,7 @@ impl GeneratePanel {
             workers,
             seed: 1,
             count: 10,
-            iterations: paper_iterations(8),
+            iterations: default_iterations(8),
             swap_in: 0.3,
             uphill: 0.005,
             halfway_mode: HalfwayMode::for_cards(8),
@@ -153,7 +153,7 @@ impl GeneratePanel {
 
     pub(super) fn set(&mut self, n: usize, count: usize, seed: u64, workers: usize) {
         self.n = n.clamp(4, 16);
-        self.iterations = paper_iterations(self.n);
+        self.iterations = default_iterations(self.n);
         self.halfway_mode = HalfwayMode::for_cards(self.n);
         self.count = count.max(1);
         self.seed = seed;
@@ -232,7 +232,7 @@ impl GeneratePanel {
             swap_in: self.swap_in,
             uphill: self.uphill,
             halfway_mode: self.halfway_mode,
-            ..SearchParams::paper(self.n)
+            ..SearchParams::for_cards(self.n)
         };
         let job = Job {
             n: self.n,
@@ -324,9 +324,9 @@ impl BoafApp {
                     ui.add(egui::Slider::new(&mut g.n, 4..=16))
                         .labelled_by(l.id);
                     if g.n != before {
-                        // New n: the paper's budget and halfway mode for it,
+                        // New n: the default budget and halfway mode for it,
                         // and the next seed unused in its store.
-                        g.iterations = paper_iterations(g.n);
+                        g.iterations = default_iterations(g.n);
                         g.halfway_mode = HalfwayMode::for_cards(g.n);
                         g.seed = g.next_seed();
                     }

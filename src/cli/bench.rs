@@ -4,7 +4,7 @@
 use super::engine::{AnalysisRun, check_deals};
 use super::generator::{find_energy, load_energies};
 use super::input::{Bytes, bar, median, range_arg};
-use anyhow::{Context, Result, anyhow};
+use anyhow::{Context, Result, anyhow, bail};
 use boaf_core::engine::analysis::{AnalysisOptions, Depth, analyze};
 use boaf_core::engine::estimate::{EstimateOptions, estimate_halfway, spearman};
 use boaf_core::engine::limits::{BENCH_CAP, Limits, WORKER_CAP};
@@ -50,6 +50,51 @@ pub enum BenchCommand {
     Estimate(BenchEstimateArgs),
     /// Wall time per generated puzzle by card count and step budget
     Generate(BenchGenerateArgs),
+    /// Quality per second of the search: median exact energy against time, per setting
+    #[command(after_help = BENCH_SEARCH_HELP)]
+    Search(BenchSearchArgs),
+}
+
+/// More on `boaf bench search`, for `--help`.
+pub const BENCH_SEARCH_HELP: &str = "\
+Each setting is a comma-separated list of key=value, any of: steps,
+halfway (exact, estimate, confirm), screen, uphill, swap-in, restarts.
+Keys not given take the defaults of `boaf generate -n N`. Every setting
+makes the same puzzles of the batch (--seed, --puzzles), one per worker
+at a time, and reports the median exact energy of the results (each
+recomputed from the puzzle by the fast exact counts) against the median
+seconds per puzzle (one core each: keep --workers at or below the cores).
+
+Example: boaf bench search -n 16 --setting steps=50,halfway=confirm \\
+  --setting steps=400 --setting steps=400,screen=0";
+
+/// Arguments of `boaf bench search`.
+#[derive(Args)]
+pub struct BenchSearchArgs {
+    /// Cards per puzzle
+    #[arg(short, long, default_value_t = 16)]
+    n: usize,
+    /// Energy to minimize
+    #[arg(long, default_value = "E5")]
+    energy: String,
+    /// A setting to measure, as key=value,... (repeatable; see below)
+    #[arg(long = "setting", value_name = "SETTING", default_values_t = [
+        "steps=50,halfway=confirm".to_string(),
+        "steps=400".to_string(),
+    ])]
+    settings: Vec<String>,
+    /// Batch seed
+    #[arg(long, default_value_t = 11)]
+    seed: u64,
+    /// Puzzles per setting
+    #[arg(long, default_value_t = 4)]
+    puzzles: usize,
+    /// Worker threads
+    #[arg(long, default_value_t = 2)]
+    workers: usize,
+    /// Memory each worker's analyses may use
+    #[arg(long, default_value_t = Bytes(WORKER_CAP))]
+    memory_cap: Bytes,
 }
 
 /// Arguments of `boaf bench halfway`.
@@ -145,7 +190,108 @@ pub fn bench(cmd: BenchCommand) -> Result<ExitCode> {
         } => bench_deals(range, threads, runs),
         BenchCommand::Analyze { range, run } => bench_analyze(range, run),
         BenchCommand::Halfway(args) => bench_halfway(args),
+        BenchCommand::Search(args) => bench_search(args),
     }
+}
+
+/// Search parameters for n cards: the defaults of `boaf generate`, changed
+/// by a setting `key=value,...`.
+pub fn parse_setting(n: usize, text: &str) -> Result<SearchParams> {
+    let mut params = SearchParams::for_cards(n);
+    for pair in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let (key, value) = pair
+            .split_once('=')
+            .ok_or_else(|| anyhow!("'{pair}' in setting '{text}' is not key=value"))?;
+        let value = value.trim();
+        let number = || -> Result<f64> {
+            value
+                .parse::<f64>()
+                .map_err(|_| anyhow!("{key}: '{value}' is not a number"))
+        };
+        let count = || -> Result<usize> {
+            value
+                .parse::<usize>()
+                .map_err(|_| anyhow!("{key}: '{value}' is not a count"))
+        };
+        match key.trim() {
+            "steps" => params.iterations = count()?,
+            "halfway" => params.halfway_mode = value.parse().map_err(|e: String| anyhow!(e))?,
+            "screen" => params.screen = number()?,
+            "uphill" => params.uphill = number()?,
+            "swap-in" => params.swap_in = number()?,
+            "restarts" => params.restarts = count()?,
+            "samples" => params.samples = count()?.max(1),
+            "confirm" => params.confirm = count()?.max(1),
+            other => bail!(
+                "unknown key '{other}' in setting '{text}' (steps, halfway, screen, uphill, swap-in, restarts, samples, confirm)"
+            ),
+        }
+    }
+    params
+        .check(n)
+        .map_err(|m| anyhow!("setting '{text}': {m}"))?;
+    Ok(params)
+}
+
+/// `bench search`: the median exact energy of the same puzzles under each
+/// setting, against the median seconds a puzzle took.
+fn bench_search(args: BenchSearchArgs) -> Result<ExitCode> {
+    let loaded = load_energies(&[])?;
+    let energy = find_energy(&loaded.book, &args.energy)?.clone();
+    let settings: Vec<(String, SearchParams)> = args
+        .settings
+        .iter()
+        .map(|t| Ok((t.clone(), parse_setting(args.n, t)?)))
+        .collect::<Result<_>>()?;
+    println!(
+        "n = {}, energy {}, seed {}, {} puzzles a setting, {} workers; seconds are per puzzle (one core)",
+        args.n,
+        energy.id(),
+        args.seed,
+        args.puzzles,
+        args.workers
+    );
+    println!(
+        "{:<36} {:>10} {:>10} {:>14} {:>14}  exact energies",
+        "setting", "median s", "max s", "median energy", "best energy"
+    );
+    let mut failed = false;
+    for (text, params) in settings {
+        let job = Job {
+            n: args.n,
+            energy: energy.clone(),
+            seed: args.seed,
+            params,
+            indices: 0..args.puzzles,
+            memory_cap: args.memory_cap.0,
+        };
+        let mut cands = Vec::new();
+        let batch = Batch::start(job, args.workers, None, Order::Batch, None);
+        let summary = batch.run(|e| match e {
+            Event::Candidate(c) => cands.push(c.clone()),
+            Event::Failed { index, message } => println!("puzzle {index} failed: {message}"),
+            _ => {}
+        });
+        failed |= summary.failed > 0;
+        cands.sort_by_key(|c| c.index);
+        let mut seconds: Vec<f64> = cands.iter().map(|c| c.seconds).collect();
+        let mut energies: Vec<f64> = cands.iter().map(|c| c.energy).collect();
+        let listed: Vec<String> = energies.iter().map(|&e| format!("{e:.3e}")).collect();
+        let (s_med, e_med) = (median(&mut seconds), median(&mut energies));
+        println!(
+            "{text:<36} {:>10.1} {:>10.1} {:>14.3e} {:>14.3e}  {}",
+            s_med,
+            seconds.iter().copied().fold(0.0, f64::max),
+            e_med,
+            energies.iter().copied().fold(f64::INFINITY, f64::min),
+            listed.join(" ")
+        );
+    }
+    Ok(if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 /// `bench halfway`: each puzzle's exact halfway ratio by `boaf halfway` in a
@@ -462,7 +608,7 @@ fn bench_generate(args: BenchGenerateArgs) -> Result<ExitCode> {
             };
             let params = SearchParams {
                 iterations,
-                ..SearchParams::paper(n)
+                ..SearchParams::for_cards(n)
             };
             let job = Job {
                 n,

@@ -11,7 +11,7 @@ use boaf_core::format;
 use boaf_core::generator::batch::{Batch, Event, Order};
 use boaf_core::generator::energy::{Chain, EnergyBook, holds, parse_condition};
 use boaf_core::generator::pipeline::{Candidate, Job, shard};
-use boaf_core::generator::search::{HalfwayMode, SearchParams, paper_iterations};
+use boaf_core::generator::search::{HalfwayMode, SearchParams, default_iterations};
 use boaf_core::generator::store::{PuzzleStore, read_store};
 use clap::Args;
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
@@ -59,7 +59,7 @@ pub struct GenerateArgs {
     /// Batch seed (default: from the clock, printed so the run can be repeated)
     #[arg(long)]
     seed: Option<u64>,
-    /// Steps per puzzle (default: the paper's, 2500 below 10 cards, 800 for 10-12, 50 above)
+    /// Steps per puzzle (default: the paper's up to 12 cards, 2500 below 10 and 800 for 10-12; 400 above, where the paper had 50)
     #[arg(long)]
     iterations: Option<usize>,
     /// Probability that a step swaps an unused card in
@@ -68,14 +68,23 @@ pub struct GenerateArgs {
     /// Probability of keeping a step that raises the energy
     #[arg(long, default_value_t = 0.005)]
     uphill: f64,
-    /// How the search knows the halfway ratio: exact (the analysis at every
-    /// step), estimate (sampling), or confirm (sampling, then the exact
-    /// analysis of the --confirm best). Default: exact up to 12 cards, confirm above
-    #[arg(long, value_parser = clap::value_parser!(HalfwayMode))]
-    halfway: Option<HalfwayMode>,
+    /// How the search knows the halfway ratio: exact (the fast exact counts
+    /// at every step), estimate (sampling), or confirm (sampling, then the
+    /// exact counts of the --confirm best)
+    #[arg(long, default_value_t = HalfwayMode::Exact)]
+    halfway: HalfwayMode,
     /// Walks per halfway estimate
     #[arg(long, default_value_t = boaf_core::engine::estimate::EstimateOptions::default().samples)]
     samples: usize,
+    /// With --halfway exact: judge a step first on its halfway ratio's
+    /// numerator over this many times the current puzzle's denominator, and
+    /// undo it without counting its states if even that is worse; 0 counts
+    /// every step
+    #[arg(long, default_value_t = boaf_core::generator::search::DEFAULT_SCREEN)]
+    screen: f64,
+    /// Fresh random starts after the first, sharing the steps; the best puzzle of all is kept
+    #[arg(long, default_value_t = 0)]
+    restarts: usize,
     /// With --halfway confirm: how many of the best puzzles by estimate are analysed exactly
     #[arg(long, default_value_t = 3)]
     confirm: usize,
@@ -176,16 +185,18 @@ pub fn generate(args: GenerateArgs) -> Result<ExitCode> {
     let loaded = load_energies(&args.energies)?;
     let energy = find_energy(&loaded.book, &args.energy)?.clone();
     let params = SearchParams {
-        iterations: args.iterations.unwrap_or_else(|| paper_iterations(args.n)),
+        iterations: args
+            .iterations
+            .unwrap_or_else(|| default_iterations(args.n)),
         swap_in: args.swap_in,
         uphill: args.uphill,
         rows: args.grid.rows(),
         cols: args.grid.cols(),
-        halfway_mode: args
-            .halfway
-            .unwrap_or_else(|| HalfwayMode::for_cards(args.n)),
+        halfway_mode: args.halfway,
         samples: args.samples.max(1),
         confirm: args.confirm.max(1),
+        screen: args.screen,
+        restarts: args.restarts,
     };
     params.check(args.n).map_err(|m| anyhow!(m))?;
     let seed = args.seed.unwrap_or_else(clock_seed);

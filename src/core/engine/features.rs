@@ -8,7 +8,7 @@
 
 use crate::engine::analysis::{Analysis, AnalysisOptions, Depth, Progress, analyze, ratio};
 use crate::engine::board::{Layout, MoveList, bits};
-use crate::engine::halfway::Merges;
+use crate::engine::halfway::{Merges, Solvable};
 use crate::engine::limits::{Limits, SearchError};
 use crate::engine::solver::{Solver, classify};
 use crate::engine::state::State;
@@ -282,40 +282,144 @@ pub fn features_for(
 /// states at each depth to the features' deepest by sets of pairs, and the
 /// solvable ones by walking back from one stack (see
 /// [`crate::engine::halfway`]). Equal to [`features`], much faster. Only the
-/// limits and the progress hook of `opts` matter; its steps are the count,
-/// then each depth of the walk back.
+/// limits and the progress hook of `opts` matter; its steps are each depth
+/// of the walk back, then the count.
 pub fn halfway_features(state: &State, opts: &AnalysisOptions) -> Result<Features, SearchError> {
-    let limits = &opts.limits;
-    let cards = card_features(state);
-    let merges = Merges::new(state, limits)?;
-    let stacks = merges.cards();
-    let half = stacks / 2;
-    let deepest = Depth::Features.deepest(stacks);
-    let states = merges.count_states(deepest, limits)?;
-    // Depth 1 is the shallowest ratio a feature reads.
-    let lowest = 1.min(half);
-    let steps = 1 + stacks.saturating_sub(1) - lowest + 1;
-    let mut done = 1;
-    let mut tell = |states: usize| {
-        if let Some(hook) = &opts.progress {
-            hook(Progress {
-                done,
-                of: steps,
-                states,
-            });
-        }
-        done += 1;
+    HalfwayParts::new(state, Wanted::ALL, opts)?.finish(opts)
+}
+
+/// Which features besides the halfway ratio [`HalfwayParts`] computes; the
+/// others are `None`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Wanted {
+    /// The depth-d ratios for d = 1..=`shallow` (0 for none; at most 3).
+    pub shallow: usize,
+    /// The midgame tension.
+    pub tension: bool,
+}
+
+impl Wanted {
+    /// Every feature.
+    pub const ALL: Wanted = Wanted {
+        shallow: 3,
+        tension: true,
     };
-    tell(states.last().copied().unwrap_or(0) as usize);
-    let walk = merges.walk_back(lowest, half, limits, &mut tell)?;
-    let at = |d: usize| Some(ratio(walk.count(d)?, *states.get(d)?));
-    Ok(Features::assemble(
-        cards,
-        merges.can_merge(merges.all_cards()) || stacks <= 1,
-        at,
-        at(half),
-        merges.tension(&walk, limits)?,
-    ))
+}
+
+/// The fast exact features in two parts. The first is every feature but
+/// the halfway ratio, and that ratio's numerator; the second counts its
+/// denominator (the distinct states at the halfway depth), which costs the
+/// most. The search judges most steps on the first part alone.
+pub struct HalfwayParts {
+    cards: CardFeatures,
+    merges: Merges,
+    walk: Solvable,
+    /// Distinct states at depths 0..=`Wanted::shallow` (fewer for small
+    /// puzzles).
+    shallow: Vec<u64>,
+    tension: Option<f64>,
+    /// Progress steps told so far, and in all.
+    told: usize,
+    steps: usize,
+}
+
+impl HalfwayParts {
+    /// The table, the walk back and the shallow counts of a state, for the
+    /// features `wanted`; `opts`' progress hook hears each depth of the walk
+    /// back.
+    pub fn new(
+        state: &State,
+        wanted: Wanted,
+        opts: &AnalysisOptions,
+    ) -> Result<HalfwayParts, SearchError> {
+        let limits = &opts.limits;
+        let cards = card_features(state);
+        let merges = Merges::new(state, limits)?;
+        let stacks = merges.cards();
+        let half = stacks / 2;
+        // Depth 1 is the shallowest ratio a feature reads.
+        let lowest = if wanted.shallow > 0 {
+            1.min(half)
+        } else {
+            half
+        };
+        let steps = stacks.saturating_sub(1) - lowest + 1 + 1;
+        let mut told = 0;
+        let walk = merges.walk_back(lowest, half, limits, |states| {
+            told += 1;
+            tell(opts, told, steps, states);
+        })?;
+        let shallow = if wanted.shallow > 0 {
+            merges.count_states(wanted.shallow.min(3), limits)?
+        } else {
+            Vec::new()
+        };
+        let tension = if wanted.tension {
+            merges.tension(&walk, limits)?
+        } else {
+            None
+        };
+        Ok(HalfwayParts {
+            cards,
+            merges,
+            walk,
+            shallow,
+            tension,
+            told,
+            steps,
+        })
+    }
+
+    /// Whether the puzzle can be solved.
+    pub fn solvable(&self) -> bool {
+        self.merges.can_merge(self.merges.all_cards()) || self.merges.cards() <= 1
+    }
+
+    /// Solvable states at the halfway depth: the halfway ratio's numerator.
+    pub fn halfway_solvable(&self) -> u64 {
+        self.walk.count(self.merges.cards() / 2).unwrap_or(0)
+    }
+
+    /// Every feature, the halfway ratio taken as `halfway_ratio`.
+    pub fn features_with(&self, halfway_ratio: Option<f64>) -> Features {
+        let at = |d: usize| {
+            let states = *self.shallow.get(d).filter(|_| d > 0)?;
+            Some(ratio(self.walk.count(d)?, states))
+        };
+        Features::assemble(
+            self.cards.clone(),
+            self.solvable(),
+            at,
+            halfway_ratio,
+            self.tension,
+        )
+    }
+
+    /// Counts the distinct states to the halfway depth: every feature exact,
+    /// and that count.
+    pub fn finish_counted(self, opts: &AnalysisOptions) -> Result<(Features, u64), SearchError> {
+        let stacks = self.merges.cards();
+        let half = stacks / 2;
+        let states = self
+            .merges
+            .count_states(Depth::Features.deepest(stacks), &opts.limits)?;
+        let at_half = states.get(half).copied().unwrap_or(0);
+        tell(opts, self.told + 1, self.steps, at_half as usize);
+        let halfway = Some(ratio(self.halfway_solvable(), at_half));
+        Ok((self.features_with(halfway), at_half))
+    }
+
+    /// [`HalfwayParts::finish_counted`] without the count.
+    pub fn finish(self, opts: &AnalysisOptions) -> Result<Features, SearchError> {
+        Ok(self.finish_counted(opts)?.0)
+    }
+}
+
+/// Tells `opts`' progress hook, if any, that `done` of `of` steps are done.
+fn tell(opts: &AnalysisOptions, done: usize, of: usize, states: usize) {
+    if let Some(hook) = &opts.progress {
+        hook(Progress { done, of, states });
+    }
 }
 
 /// Every feature of a state, with the analysis they came from: counted as

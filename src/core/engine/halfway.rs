@@ -98,6 +98,8 @@ pub struct Merges {
     stacks: Vec<[u16; MAX_CELLS]>,
     /// The layout of the puzzle, for the boards of the tension.
     layout: Layout,
+    /// Top → the sets that can become one stack with it on top.
+    with_top: Vec<Vec<u16>>,
 }
 
 /// Sets between two looks at the cancel switch.
@@ -144,6 +146,7 @@ impl Merges {
             cell,
             stacks,
             layout,
+            with_top: vec![Vec::new(); n],
         })
     }
 
@@ -219,6 +222,11 @@ impl Merges {
                 .filter(|&set| self.can_merge(set))
                 .map(|set| self.part(set))
                 .collect();
+        }
+        for part in by_size.iter().flatten() {
+            for t in bits(part.tops) {
+                self.with_top[t].push(part.set);
+            }
         }
         Ok(())
     }
@@ -677,12 +685,9 @@ impl Merges {
     /// its last move, each as (the cards that moved, their bottom, the top
     /// they landed on).
     fn splits_of(&self, group: u16, bottom: usize, top: usize, out: &mut Vec<(u16, u8, u8)>) {
-        let rest = group & !(1 << bottom | 1 << top);
-        let mut sub = rest;
-        loop {
-            // `moved` is the stack that moved last (top `top`), `stayed`
-            // the one it landed on (bottom `bottom`).
-            let moved = sub | 1 << top;
+        // `moved` is the stack that moved last (top `top`), `stayed` the
+        // one it landed on (bottom `bottom`).
+        let mut split = |moved: u16| {
             let stayed = group & !moved;
             let from = self.bottoms(moved, top) & self.line[bottom];
             if from != 0 {
@@ -694,6 +699,21 @@ impl Merges {
                     }
                 }
             }
+        };
+        let rest = group & !(1 << bottom | 1 << top);
+        let candidates = &self.with_top[top];
+        if candidates.len() < 1 << rest.count_ones() {
+            // Fewer sets can have this top than the group has splits.
+            for &moved in candidates {
+                if moved & !rest == 1 << top {
+                    split(moved);
+                }
+            }
+            return;
+        }
+        let mut sub = rest;
+        loop {
+            split(sub | 1 << top);
             if sub == 0 {
                 break;
             }

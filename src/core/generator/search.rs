@@ -15,7 +15,7 @@
 use crate::engine::analysis::{AnalysisOptions, Depth, Progress, ProgressHook};
 use crate::engine::card::Card;
 use crate::engine::estimate::{EstimateOptions, estimate_halfway};
-use crate::engine::features::{Features, Need, features_for};
+use crate::engine::features::{Features, HalfwayParts, Need, Wanted, features_for};
 use crate::engine::limits::{Limits, SearchError};
 use crate::engine::state::{Grid, MAX_CELLS, State};
 use crate::generator::energy::{Energy, Reads};
@@ -52,6 +52,16 @@ pub fn paper_iterations(n: usize) -> usize {
     }
 }
 
+/// boaf's step budget for n cards: the paper's up to 12 cards, where an
+/// exact step costs milliseconds, and 400 above (the paper's 50 was set by
+/// a slow energy; `boaf bench search` measured the trade, see the README).
+pub fn default_iterations(n: usize) -> usize {
+    match n {
+        0..=12 => paper_iterations(n),
+        _ => 400,
+    }
+}
+
 /// The most steps a search may be asked for (its trace is kept in memory
 /// and stored with the puzzle).
 pub const MAX_ITERATIONS: usize = 10_000_000;
@@ -79,6 +89,17 @@ pub struct SearchParams {
     /// by estimate are analysed exactly at the end.
     #[serde(default = "default_confirm")]
     pub confirm: usize,
+    /// With [`HalfwayMode::Exact`], for an energy that rises with the
+    /// halfway ratio: a step is first judged with its ratio's numerator
+    /// over this many times the current puzzle's denominator. If even that
+    /// makes it worse, it is undone without counting its states (the
+    /// costliest part). 0 counts every step.
+    #[serde(default)]
+    pub screen: f64,
+    /// Fresh random starts after the first: the steps are shared out among
+    /// restarts + 1 descents, and the best puzzle of all is the result.
+    #[serde(default)]
+    pub restarts: usize,
 }
 
 fn default_samples() -> usize {
@@ -88,6 +109,9 @@ fn default_samples() -> usize {
 fn default_confirm() -> usize {
     3
 }
+
+/// The default [`SearchParams::screen`].
+pub const DEFAULT_SCREEN: f64 = 4.0;
 
 /// How the search gets the halfway ratio and the midgame tension.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -120,14 +144,11 @@ impl HalfwayMode {
         }
     }
 
-    /// The default for n cards: exact up to 12 cards, where it takes
-    /// milliseconds, and estimate-then-confirm above.
-    pub fn for_cards(n: usize) -> HalfwayMode {
-        if n <= 12 {
-            HalfwayMode::Exact
-        } else {
-            HalfwayMode::Confirm
-        }
+    /// The default for n cards: exact. The fast exact counts take
+    /// milliseconds up to 12 cards and, with screened steps, a few tens of
+    /// milliseconds a step at 16 for the puzzles the search meets.
+    pub fn for_cards(_n: usize) -> HalfwayMode {
+        HalfwayMode::Exact
     }
 }
 
@@ -148,7 +169,8 @@ impl std::str::FromStr for HalfwayMode {
 }
 
 impl SearchParams {
-    /// The paper's settings for n cards on a 4×4 grid.
+    /// The paper's settings for n cards on a 4×4 grid (with the exact
+    /// halfway ratio at every step, which the paper computed too).
     pub fn paper(n: usize) -> SearchParams {
         SearchParams {
             iterations: paper_iterations(n),
@@ -159,6 +181,20 @@ impl SearchParams {
             halfway_mode: HalfwayMode::for_cards(n),
             samples: default_samples(),
             confirm: default_confirm(),
+            // The paper's rule: every step scored in full.
+            screen: 0.0,
+            restarts: 0,
+        }
+    }
+
+    /// boaf's defaults for n cards: the exact halfway ratio at every step,
+    /// steps screened, and more steps than the paper above 12 cards (see
+    /// [`default_iterations`]).
+    pub fn for_cards(n: usize) -> SearchParams {
+        SearchParams {
+            iterations: default_iterations(n),
+            screen: DEFAULT_SCREEN,
+            ..SearchParams::paper(n)
         }
     }
 
@@ -184,6 +220,12 @@ impl SearchParams {
                 return Err(format!("the {name} probability must be in 0..1, not {p}"));
             }
         }
+        if !(self.screen == 0.0 || self.screen >= 1.0) || !self.screen.is_finite() {
+            return Err(format!(
+                "the screen must be 0 (off) or at least 1, not {}",
+                self.screen
+            ));
+        }
         Ok(grid)
     }
 }
@@ -201,6 +243,9 @@ pub struct Found {
     pub trace: Vec<f64>,
     /// Energies computed (steps whose puzzle was not met before).
     pub evaluations: usize,
+    /// Steps undone on their halfway ratio's numerator alone, without an
+    /// exact energy (see [`SearchParams::screen`]).
+    pub screened: usize,
     /// The best puzzle's exact features, when the confirmation computed them all.
     pub features: Option<Features>,
 }
@@ -339,9 +384,30 @@ pub struct Scorer<'a> {
     reads: Reads,
     /// How the halfway features are known when the energy reads them.
     mode: HalfwayMode,
+    /// [`SearchParams::screen`] where it applies, else 0.
+    screen: f64,
     estimate: EstimateOptions,
     opts: AnalysisOptions,
-    memo: HashMap<[u8; MAX_CELLS], (f64, bool)>,
+    memo: HashMap<[u8; MAX_CELLS], Known>,
+}
+
+/// What the scorer knows of a puzzle it has met.
+enum Known {
+    /// Its score.
+    Scored(Score),
+    /// Every feature but the halfway ratio, and that ratio's numerator: a
+    /// step screened out before its states were counted.
+    Numerator(Box<Features>, u64),
+}
+
+/// How a step was judged against the current puzzle.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum Judged {
+    /// Scored in full.
+    Scored(Score),
+    /// Worse than the current puzzle even with its halfway ratio's
+    /// denominator taken as `screen` times the current one's.
+    Screened,
 }
 
 impl<'a> Scorer<'a> {
@@ -358,6 +424,7 @@ impl<'a> Scorer<'a> {
             energy,
             reads,
             mode,
+            screen: 0.0,
             estimate: EstimateOptions {
                 samples,
                 tension: reads.tension,
@@ -370,6 +437,18 @@ impl<'a> Scorer<'a> {
                 progress: None,
             },
             memo: HashMap::new(),
+        }
+    }
+
+    /// The same scorer, screening steps by `screen` (see
+    /// [`SearchParams::screen`]) when its mode and energy allow.
+    pub fn screening(self, screen: f64) -> Scorer<'a> {
+        let applies = self.mode == HalfwayMode::Exact
+            && self.reads.halfway_features
+            && self.energy.rises_with("halfway_ratio");
+        Scorer {
+            screen: if applies { screen } else { 0.0 },
+            ..self
         }
     }
 
@@ -431,21 +510,90 @@ impl<'a> Scorer<'a> {
     /// The energy of a puzzle, whether it is solvable, and whether it was
     /// computed now (not remembered).
     pub fn score(&mut self, cells: &[u8; MAX_CELLS], grid: Grid) -> Result<Score, SearchError> {
-        if let Some(&(energy, solvable)) = self.memo.get(cells) {
-            return Ok(Score {
-                energy,
-                solvable,
-                fresh: false,
-            });
+        match self.judge(cells, grid, None)? {
+            Judged::Scored(score) => Ok(score),
+            Judged::Screened => unreachable!("nothing to screen against"),
         }
-        let f = self.features(&to_state(cells, grid), false)?;
-        let energy = self.energy.eval(&f);
-        self.memo.insert(*cells, (energy, f.solvable));
-        Ok(Score {
-            energy,
+    }
+
+    /// Judges a step to `cells` against `bar`, the current puzzle's score
+    /// (`None`: the step is kept whatever its energy, so it is scored in
+    /// full). With screening on, a step that is worse than `bar` even with
+    /// `screen` times its halfway states comes back [`Judged::Screened`].
+    pub fn judge(
+        &mut self,
+        cells: &[u8; MAX_CELLS],
+        grid: Grid,
+        bar: Option<Score>,
+    ) -> Result<Judged, SearchError> {
+        let known = self.memo.get(cells);
+        if let Some(Known::Scored(score)) = known {
+            return Ok(Judged::Scored(Score {
+                fresh: false,
+                ..*score
+            }));
+        }
+        if self.screen == 0.0 {
+            let f = self.features(&to_state(cells, grid), false)?;
+            return Ok(Judged::Scored(self.remember(cells, &f, None)));
+        }
+        let bar = bar.and_then(|b| Some((b, b.halfway_states?)));
+        if let (Some(Known::Numerator(f, solvable)), Some(bar)) = (known, bar)
+            && self.beaten(f, *solvable, bar)
+        {
+            return Ok(Judged::Screened);
+        }
+        let wanted = Wanted {
+            shallow: self.reads.ratio_depth,
+            tension: self.reads.tension,
+        };
+        let parts = HalfwayParts::new(&to_state(cells, grid), wanted, &self.opts)?;
+        if !parts.solvable() {
+            // The penalty, whatever the ratio.
+            let f = parts.features_with(None);
+            return Ok(Judged::Scored(self.remember(cells, &f, None)));
+        }
+        let solvable = parts.halfway_solvable();
+        if let Some(bar) = bar {
+            let f = parts.features_with(None);
+            if self.beaten(&f, solvable, bar) {
+                self.memo
+                    .insert(*cells, Known::Numerator(Box::new(f), solvable));
+                return Ok(Judged::Screened);
+            }
+        }
+        let (f, states) = parts.finish_counted(&self.opts)?;
+        Ok(Judged::Scored(self.remember(cells, &f, Some(states))))
+    }
+
+    /// Whether a puzzle with these features (but the halfway ratio) and
+    /// `solvable` states at the halfway depth is worse than `bar` even with
+    /// `screen` times as many states there as the current puzzle.
+    fn beaten(&self, f: &Features, solvable: u64, (bar, states): (Score, u64)) -> bool {
+        let lowest = solvable as f64 / (self.screen * states as f64);
+        let f = Features {
+            halfway_ratio: Some(lowest),
+            ..f.clone()
+        };
+        let score = Score {
+            energy: self.energy.eval(&f),
             solvable: f.solvable,
             fresh: true,
-        })
+            halfway_states: None,
+        };
+        score.key() > bar.key()
+    }
+
+    /// Scores features just computed and remembers the score.
+    fn remember(&mut self, cells: &[u8; MAX_CELLS], f: &Features, states: Option<u64>) -> Score {
+        let score = Score {
+            energy: self.energy.eval(f),
+            solvable: f.solvable,
+            fresh: true,
+            halfway_states: states,
+        };
+        self.memo.insert(*cells, Known::Scored(score));
+        score
     }
 }
 
@@ -458,6 +606,9 @@ pub struct Score {
     pub solvable: bool,
     /// Whether it was computed now rather than remembered.
     pub fresh: bool,
+    /// Distinct states at the halfway depth, when the screening search
+    /// counted them (the bar its next steps are screened against).
+    pub halfway_states: Option<u64>,
 }
 
 impl Score {
@@ -514,7 +665,8 @@ pub fn hill_descent_told(
     let cells_n = grid.cells();
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
     let cancel = limits.cancel.clone();
-    let mut scorer = Scorer::new(energy, limits, params.halfway_mode, params.samples);
+    let mut scorer =
+        Scorer::new(energy, limits, params.halfway_mode, params.samples).screening(params.screen);
     let confirming = params.halfway_mode == HalfwayMode::Confirm && scorer.reads_halfway();
     // The best few distinct puzzles by estimate, for the exact confirmation.
     let mut leaders: Vec<(f64, [u8; MAX_CELLS])> = Vec::new();
@@ -535,6 +687,7 @@ pub fn hill_descent_told(
     let mut current = start.energy;
     let mut current_score = start;
     let mut evaluations = 1;
+    let mut screened = 0;
     let (mut best, mut best_score) = (cells, start);
     let mut trace = Vec::with_capacity(params.iterations.min(1 << 16) + 1);
     trace.push(current);
@@ -544,6 +697,8 @@ pub fn hill_descent_told(
     let most = params
         .iterations
         .saturating_add(params.iterations.max(100).saturating_mul(100));
+    // Steps of each descent when the budget is shared among restarts.
+    let leg = (params.iterations / (params.restarts + 1)).max(1);
     let mut iteration = 0;
     loop {
         iteration += 1;
@@ -551,6 +706,38 @@ pub fn hill_descent_told(
             break;
         }
         cancel.check()?;
+        if params.restarts > 0
+            && iteration > 1
+            && (iteration - 1) % leg == 0
+            && (iteration - 1) / leg <= params.restarts
+        {
+            // A fresh start takes this step.
+            (cells, deck) = random_cells(n, cells_n, &mut rng);
+            let score = scorer.score(&cells, grid)?;
+            evaluations += score.fresh as usize;
+            if score.fresh {
+                note(score, &cells);
+            }
+            current = score.energy;
+            current_score = score;
+            if score.beats(&best_score) {
+                best = cells;
+                best_score = score;
+            }
+            trace.push(current);
+            report(StepReport {
+                phase: Phase::Descent {
+                    step: iteration,
+                    of: params.iterations,
+                },
+                current,
+                best: best_score.energy,
+            });
+            continue;
+        }
+        // The uphill coin first: a step it keeps needs its exact energy,
+        // any other only whether it is worse (see `SearchParams::screen`).
+        let keep_anyway = uphill_coin(params.uphill, &mut rng);
         let before = cells;
         let mut swapped_in = None;
         if n < 52 && rng.random_bool(params.swap_in) {
@@ -570,14 +757,22 @@ pub fn hill_descent_told(
             }
             cells.swap(a, b);
         }
-        let score = scorer.score(&cells, grid)?;
-        evaluations += score.fresh as usize;
-        if score.fresh {
+        let bar = (!keep_anyway).then_some(current_score);
+        let judged = scorer.judge(&cells, grid, bar)?;
+        let score = match judged {
+            Judged::Scored(score) => Some(score),
+            Judged::Screened => {
+                screened += 1;
+                None
+            }
+        };
+        if let Some(score) = score.filter(|s| s.fresh) {
+            evaluations += 1;
             note(score, &cells);
         }
         // Compared as the best is: solvable first, then energy. (E4 can
         // score a solvable puzzle above the unsolvable penalty.)
-        if accepts(score.key(), current_score.key(), params.uphill, &mut rng) {
+        if let Some(score) = score.filter(|s| accepts(s.key(), current_score.key(), keep_anyway)) {
             current = score.energy;
             current_score = score;
             if let Some((u, out)) = swapped_in {
@@ -639,6 +834,7 @@ pub fn hill_descent_told(
         energy: best_energy,
         trace,
         evaluations,
+        screened,
         features,
     })
 }
@@ -686,11 +882,17 @@ fn random_cells(n: usize, cells_n: usize, rng: &mut impl rand::Rng) -> ([u8; MAX
 }
 
 /// The acceptance rule: a step to an equal or lower score is kept; a step
-/// up is kept with probability `uphill` (drawn only then). The search
-/// compares (unsolvable, energy) pairs, so any solvable puzzle is lower than
-/// any unsolvable one.
-pub fn accepts<K: PartialOrd>(new: K, current: K, uphill: f64, rng: &mut impl rand::Rng) -> bool {
-    new <= current || rng.random_bool(uphill)
+/// up only when the uphill coin said to keep it anyway. The search compares
+/// (unsolvable, energy) pairs, so any solvable puzzle is lower than any
+/// unsolvable one.
+pub fn accepts<K: PartialOrd>(new: K, current: K, keep_anyway: bool) -> bool {
+    keep_anyway || new <= current
+}
+
+/// The uphill coin, drawn before every step: whether to keep it even if it
+/// is worse (probability `uphill`).
+pub fn uphill_coin(uphill: f64, rng: &mut impl rand::Rng) -> bool {
+    rng.random_bool(uphill)
 }
 
 /// The cell of the k-th occupied cell in row-major order.
@@ -702,4 +904,95 @@ fn occupied_nth(cells: &[u8; MAX_CELLS], k: usize) -> usize {
         .nth(k)
         .map(|(i, _)| i)
         .expect("k is below the number of cards")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::halfway::halfway;
+    use crate::generator::energy::builtin;
+
+    /// Solvable ÷ distinct states at the halfway depth, and the latter.
+    fn exact_ratio(state: &State) -> (f64, u64) {
+        let h = halfway(state, false, &Limits::default()).unwrap();
+        (h.ratio(), h.halfway_states())
+    }
+
+    #[test]
+    fn a_screened_step_is_worse_even_with_the_screens_share_of_states() {
+        let e5 = builtin().get("E5").unwrap().clone();
+        let screen = 2.0;
+        let mut scorer =
+            Scorer::new(&e5, Limits::default(), HalfwayMode::Exact, 1).screening(screen);
+        let grid = Grid::new(4, 4).unwrap();
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
+        let (mut screened, mut scored) = (0, 0);
+        while screened < 10 || scored < 10 {
+            let (bar_cells, _) = random_cells(12, 16, &mut rng);
+            let bar = scorer.score(&bar_cells, grid).unwrap();
+            if !bar.solvable {
+                continue;
+            }
+            let (bar_ratio, bar_states) = exact_ratio(&to_state(&bar_cells, grid));
+            assert_eq!(bar.energy, bar_ratio);
+            assert_eq!(bar.halfway_states, Some(bar_states));
+            let (cells, _) = random_cells(12, 16, &mut rng);
+            let state = to_state(&cells, grid);
+            match scorer.judge(&cells, grid, Some(bar)).unwrap() {
+                Judged::Screened => {
+                    // Its numerator over `screen` times the bar's states
+                    // already beats the bar's ratio.
+                    let (ratio, states) = exact_ratio(&state);
+                    let solvable = (ratio * states as f64).round();
+                    assert!(solvable / (screen * bar_states as f64) > bar.energy);
+                    screened += 1;
+                }
+                Judged::Scored(score) => {
+                    let exact =
+                        e5.eval(&features_for(&state, Need::Halfway, &scorer.opts).unwrap());
+                    assert_eq!(score.energy, exact);
+                    scored += 1;
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_screened_search_keeps_exact_energies() {
+        let e5 = builtin().get("E5").unwrap().clone();
+        let params = SearchParams {
+            iterations: 150,
+            ..SearchParams::for_cards(12)
+        };
+        assert_eq!(params.screen, DEFAULT_SCREEN);
+        let found = hill_descent(12, &e5, &params, 7, Limits::default(), |_| {}).unwrap();
+        assert!(found.screened > 0, "some steps were screened");
+        assert_eq!(found.energy, exact_ratio(&found.best).0);
+        assert_eq!(found.trace.len(), 151);
+        let least = found.trace.iter().copied().fold(f64::INFINITY, f64::min);
+        assert_eq!(found.energy, least, "the best is the least energy met");
+    }
+
+    #[test]
+    fn restarts_share_the_steps() {
+        let e5 = builtin().get("E5").unwrap().clone();
+        let params = SearchParams {
+            iterations: 90,
+            restarts: 2,
+            uphill: 0.0,
+            ..SearchParams::for_cards(10)
+        };
+        let found = hill_descent(10, &e5, &params, 5, Limits::default(), |_| {}).unwrap();
+        let t = &found.trace;
+        assert_eq!(t.len(), 91);
+        // With no uphill steps each descent never rises; only a fresh start
+        // (steps 31 and 61) can, and after a descent that made progress one does.
+        for leg in [&t[..31], &t[31..61], &t[61..]] {
+            assert!(leg.windows(2).all(|w| w[1] <= w[0]), "{leg:?}");
+        }
+        assert!(t[31] > t[30] || t[61] > t[60], "{t:?}");
+        assert_eq!(found.energy, exact_ratio(&found.best).0);
+        let least = t.iter().copied().fold(f64::INFINITY, f64::min);
+        assert_eq!(found.energy, least);
+    }
 }

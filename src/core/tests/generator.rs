@@ -13,7 +13,7 @@ use boaf_core::generator::energy::builtin;
 use boaf_core::generator::pipeline::{Candidate, Job, shard};
 use boaf_core::generator::search::{
     GenError, HalfwayMode, Layers, Phase, SearchParams, StepReport, accepts, hill_descent,
-    hill_descent_told,
+    hill_descent_told, uphill_coin,
 };
 use boaf_core::generator::store::{PuzzleStore, parse_store};
 use common::temp::TempDir;
@@ -168,16 +168,17 @@ fn descent_without_uphill_steps_never_rises() {
 #[test]
 fn acceptance_rule() {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
-    for _ in 0..1000 {
-        assert!(accepts(1.0, 2.0, 0.0, &mut rng));
-        assert!(accepts(2.0, 2.0, 0.0, &mut rng));
-        assert!(!accepts(3.0, 2.0, 0.0, &mut rng));
-        assert!(accepts(3.0, 2.0, 1.0, &mut rng));
+    for keep_anyway in [false, true] {
+        assert!(accepts(1.0, 2.0, keep_anyway));
+        assert!(accepts(2.0, 2.0, keep_anyway));
+        assert_eq!(accepts(3.0, 2.0, keep_anyway), keep_anyway);
     }
+    assert!((0..1000).all(|_| !uphill_coin(0.0, &mut rng)));
+    assert!((0..1000).all(|_| uphill_coin(1.0, &mut rng)));
     // Uphill steps are kept with probability 0.005: 200 000 tries give
     // 1000 ± 32 (one standard deviation); allow five.
     let kept = (0..200_000)
-        .filter(|_| accepts(3.0, 2.0, 0.005, &mut rng))
+        .filter(|_| uphill_coin(0.005, &mut rng))
         .count();
     assert!((840..=1160).contains(&kept), "{kept}");
 }

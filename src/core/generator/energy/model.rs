@@ -313,6 +313,22 @@ impl Energy {
             .unwrap_or(Need::Cards)
     }
 
+    /// Whether, for a solvable puzzle, the energy can only rise as `feature`
+    /// rises and the others stay put: every term with it has a coefficient
+    /// ≥ 0 (features are never negative) and no bonus reads it. The search
+    /// may then judge a step on a lower bound of that feature.
+    pub fn rises_with(&self, feature: &str) -> bool {
+        let reads = |o: &Operand| matches!(o, Operand::Feature(f) if f == feature);
+        self.value
+            .iter()
+            .all(|t| t.coef >= 0.0 || !t.features.iter().any(|f| f == feature))
+            && !self
+                .bonuses
+                .iter()
+                .flat_map(|b| &b.when)
+                .any(|c| reads(&c.first) || c.rest.iter().any(|(_, o)| reads(o)))
+    }
+
     /// The energy of a puzzle. A feature the puzzle does not have (the
     /// depth-3 ratio of a 3-card puzzle, the tension of a puzzle with no
     /// solvable midgame) counts as 0 in a term and makes a comparison false.
@@ -479,6 +495,30 @@ mod tests {
         assert_eq!(book.get("A").unwrap().eval(&f), 500.0);
         assert_eq!(book.get("B").unwrap().eval(&f), 7.0);
         assert_eq!(builtin().get("E0").unwrap().eval(&f), 1000.0);
+    }
+
+    #[test]
+    fn which_energies_rise_with_the_halfway_ratio() {
+        let book = builtin();
+        let rises = |name: &str| book.get(name).unwrap().rises_with("halfway_ratio");
+        // E0–E3 do not read it; E4 and E5 grow with it.
+        assert!(
+            ["E0", "E1", "E2", "E3", "E4", "E5"]
+                .iter()
+                .all(|e| rises(e))
+        );
+        let own = EnergyBook::parse(
+            "[[energy]]\nname = \"down\"\nvalue = \"n - 3 * halfway_ratio\"\n\
+             [[energy]]\nname = \"cut\"\nvalue = \"halfway_ratio\"\n\
+             bonus = [{ when = \"halfway_ratio < 0.01\", add = 1 }]\n\
+             [[energy]]\nname = \"up\"\nvalue = \"2 * n * halfway_ratio - depth1_ratio\"\n",
+            "own.toml",
+        )
+        .unwrap();
+        assert!(!own.get("down").unwrap().rises_with("halfway_ratio"));
+        assert!(!own.get("cut").unwrap().rises_with("halfway_ratio"));
+        assert!(own.get("up").unwrap().rises_with("halfway_ratio"));
+        assert!(!own.get("up").unwrap().rises_with("depth1_ratio"));
     }
 
     #[test]
