@@ -274,10 +274,10 @@ fn bench_search(args: BenchSearchArgs) -> Result<ExitCode> {
         });
         failed |= summary.failed > 0;
         cands.sort_by_key(|c| c.index);
-        let mut seconds: Vec<f64> = cands.iter().map(|c| c.seconds).collect();
-        let mut energies: Vec<f64> = cands.iter().map(|c| c.energy).collect();
+        let seconds: Vec<f64> = cands.iter().map(|c| c.seconds).collect();
+        let energies: Vec<f64> = cands.iter().map(|c| c.energy).collect();
         let listed: Vec<String> = energies.iter().map(|&e| format!("{e:.3e}")).collect();
-        let (s_med, e_med) = (median(&mut seconds), median(&mut energies));
+        let (s_med, e_med) = (median(&seconds), median(&energies));
         println!(
             "{text:<36} {:>10.1} {:>10.1} {:>14.3e} {:>14.3e}  {}",
             s_med,
