@@ -12,7 +12,7 @@ use boaf_core::engine::notation::to_compact;
 use boaf_core::engine::solver::solve;
 use boaf_core::engine::state::Grid;
 use boaf_core::generator::batch::{Batch, Event, Order};
-use boaf_core::generator::pipeline::Job;
+use boaf_core::generator::pipeline::{Candidate, Job};
 use boaf_core::generator::search::{SearchParams, paper_iterations, random_puzzle};
 use clap::{Args, Subcommand};
 use rand::SeedableRng;
@@ -274,9 +274,13 @@ fn bench_search(args: BenchSearchArgs) -> Result<ExitCode> {
         });
         failed |= summary.failed > 0;
         cands.sort_by_key(|c| c.index);
-        let seconds: Vec<f64> = cands.iter().map(|c| c.seconds).collect();
-        let energies: Vec<f64> = cands.iter().map(|c| c.energy).collect();
-        let listed: Vec<String> = energies.iter().map(|&e| format!("{e:.3e}")).collect();
+        let listed: Vec<String> = cands.iter().map(|c| format!("{:.3e}", c.energy)).collect();
+        let sorted = |f: fn(&Candidate) -> f64| {
+            let mut v: Vec<f64> = cands.iter().map(f).collect();
+            v.sort_by(f64::total_cmp);
+            v
+        };
+        let (seconds, energies) = (sorted(|c| c.seconds), sorted(|c| c.energy));
         let (s_med, e_med) = (median(&seconds), median(&energies));
         println!(
             "{text:<36} {:>10.1} {:>10.1} {:>14.3e} {:>14.3e}  {}",
