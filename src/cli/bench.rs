@@ -276,7 +276,7 @@ fn bench_search(args: BenchSearchArgs) -> Result<ExitCode> {
         cands.sort_by_key(|c| c.index);
         let listed: Vec<String> = cands.iter().map(|c| format!("{:.3e}", c.energy)).collect();
         let sorted = |f: fn(&Candidate) -> f64| {
-            let mut v: Vec<f64> = cands.iter().map(f).collect();
+            let mut v: Vec<f64> = cands.iter().map(|c| f(c)).collect();
             v.sort_by(f64::total_cmp);
             v
         };
