@@ -58,7 +58,8 @@ pub enum BenchCommand {
 /// More on `boaf bench search`, for `--help`.
 pub const BENCH_SEARCH_HELP: &str = "\
 Each setting is a comma-separated list of key=value, any of: steps,
-halfway (exact, estimate, confirm), screen, uphill, swap-in, restarts.
+halfway (exact, estimate, confirm), screen, warmup, uphill, swap-in,
+restarts, samples, confirm.
 Keys not given take the defaults of `boaf generate -n N`. Every setting
 makes the same puzzles of the batch (--seed, --puzzles), one per worker
 at a time, and reports the median exact energy of the results (each
@@ -220,10 +221,11 @@ pub fn parse_setting(n: usize, text: &str) -> Result<SearchParams> {
             "uphill" => params.uphill = number()?,
             "swap-in" => params.swap_in = number()?,
             "restarts" => params.restarts = count()?,
+            "warmup" => params.warmup = number()?,
             "samples" => params.samples = count()?.max(1),
             "confirm" => params.confirm = count()?.max(1),
             other => bail!(
-                "unknown key '{other}' in setting '{text}' (steps, halfway, screen, uphill, swap-in, restarts, samples, confirm)"
+                "unknown key '{other}' in setting '{text}' (steps, halfway, screen, warmup, uphill, swap-in, restarts, samples, confirm)"
             ),
         }
     }

@@ -82,6 +82,12 @@ pub struct GenerateArgs {
     /// every step
     #[arg(long, default_value_t = boaf_core::generator::search::DEFAULT_SCREEN)]
     screen: f64,
+    /// With --halfway exact: score each descent by the halfway estimate
+    /// until its estimated ratio falls below this (or a quarter of its
+    /// steps), then exactly; 0 is exact from the start (default: 0.001 above
+    /// 12 cards, 0 up to 12)
+    #[arg(long)]
+    warmup: Option<f64>,
     /// Fresh random starts after the first, sharing the steps; the best puzzle of all is kept
     #[arg(long, default_value_t = 0)]
     restarts: usize,
@@ -197,6 +203,9 @@ pub fn generate(args: GenerateArgs) -> Result<ExitCode> {
         confirm: args.confirm.max(1),
         screen: args.screen,
         restarts: args.restarts,
+        warmup: args
+            .warmup
+            .unwrap_or_else(|| SearchParams::for_cards(args.n).warmup),
     };
     params.check(args.n).map_err(|m| anyhow!(m))?;
     let seed = args.seed.unwrap_or_else(clock_seed);

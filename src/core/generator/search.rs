@@ -100,6 +100,14 @@ pub struct SearchParams {
     /// restarts + 1 descents, and the best puzzle of all is the result.
     #[serde(default)]
     pub restarts: usize,
+    /// With [`HalfwayMode::Exact`]: each descent starts scored by the
+    /// halfway estimate, which is cheap on the random puzzles it starts
+    /// from, until the current puzzle's estimated ratio falls below this
+    /// (or a quarter of the descent's steps are taken); then every step is
+    /// exact. The trace holds estimates until then, and only exact puzzles
+    /// can be the best. 0: exact from the start.
+    #[serde(default)]
+    pub warmup: f64,
 }
 
 fn default_samples() -> usize {
@@ -112,6 +120,10 @@ fn default_confirm() -> usize {
 
 /// The default [`SearchParams::screen`].
 pub const DEFAULT_SCREEN: f64 = 4.0;
+
+/// The default [`SearchParams::warmup`] above 12 cards, where an exact step
+/// on a random puzzle costs a second or more.
+pub const DEFAULT_WARMUP: f64 = 1e-3;
 
 /// How the search gets the halfway ratio and the midgame tension.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -184,6 +196,7 @@ impl SearchParams {
             // The paper's rule: every step scored in full.
             screen: 0.0,
             restarts: 0,
+            warmup: 0.0,
         }
     }
 
@@ -194,6 +207,7 @@ impl SearchParams {
         SearchParams {
             iterations: default_iterations(n),
             screen: DEFAULT_SCREEN,
+            warmup: if n > 12 { DEFAULT_WARMUP } else { 0.0 },
             ..SearchParams::paper(n)
         }
     }
@@ -219,6 +233,12 @@ impl SearchParams {
             if !(0.0..=1.0).contains(&p) {
                 return Err(format!("the {name} probability must be in 0..1, not {p}"));
             }
+        }
+        if !(0.0..1.0).contains(&self.warmup) {
+            return Err(format!(
+                "the warm-up ratio must be in 0..1, not {}",
+                self.warmup
+            ));
         }
         if !(self.screen == 0.0 || self.screen >= 1.0) || !self.screen.is_finite() {
             return Err(format!(
@@ -471,6 +491,17 @@ impl<'a> Scorer<'a> {
         progress: Option<ProgressHook>,
     ) -> Result<Features, SearchError> {
         let estimating = self.reads.halfway_features && !exact && self.mode != HalfwayMode::Exact;
+        self.features_how(puzzle, estimating, progress)
+    }
+
+    /// The features the energy needs, the halfway ones estimated if
+    /// `estimating`, else exact.
+    fn features_how(
+        &self,
+        puzzle: &State,
+        estimating: bool,
+        progress: Option<ProgressHook>,
+    ) -> Result<Features, SearchError> {
         if self.reads.halfway_features && !estimating {
             let opts = AnalysisOptions {
                 progress,
@@ -505,6 +536,23 @@ impl<'a> Scorer<'a> {
         let f = self.features_told(puzzle, true, progress)?;
         let e = self.energy.eval(&f);
         Ok((f, e))
+    }
+
+    /// A puzzle's score with its halfway features estimated (not
+    /// remembered), and the estimated halfway ratio.
+    pub fn estimated(
+        &self,
+        cells: &[u8; MAX_CELLS],
+        grid: Grid,
+    ) -> Result<(Score, Option<f64>), SearchError> {
+        let f = self.features_how(&to_state(cells, grid), self.reads.halfway_features, None)?;
+        let score = Score {
+            energy: self.energy.eval(&f),
+            solvable: f.solvable,
+            fresh: true,
+            halfway_states: None,
+        };
+        Ok((score, f.halfway_ratio))
     }
 
     /// The energy of a puzzle, whether it is solvable, and whether it was
@@ -680,14 +728,32 @@ pub fn hill_descent_told(
         }
     };
 
+    // Steps of each descent when the budget is shared among restarts.
+    let leg = (params.iterations / (params.restarts + 1)).max(1);
+    let warms =
+        params.warmup > 0.0 && params.halfway_mode == HalfwayMode::Exact && scorer.reads_halfway();
+    // A descent scored by estimate until this step, or until its estimated
+    // ratio falls below the warm-up's (see `SearchParams::warmup`).
+    let warm_until = |from: usize| warms.then_some(from + leg / 4).filter(|&u| u > from);
+    let mut warm = warm_until(0);
+
     // A random start; `deck[n..]` are the unused cards.
     let (mut cells, mut deck) = random_cells(n, cells_n, &mut rng);
-    let start = scorer.score(&cells, grid)?;
+    let mut estimate = None;
+    let start = if warm.is_some() {
+        let (score, ratio) = scorer.estimated(&cells, grid)?;
+        estimate = ratio;
+        score
+    } else {
+        scorer.score(&cells, grid)?
+    };
     note(start, &cells);
     let mut current = start.energy;
     let mut current_score = start;
     let mut evaluations = 1;
     let mut screened = 0;
+    // Whether `best` was scored exactly (not during a warm-up).
+    let mut best_exact = warm.is_none();
     let (mut best, mut best_score) = (cells, start);
     let mut trace = Vec::with_capacity(params.iterations.min(1 << 16) + 1);
     trace.push(current);
@@ -697,8 +763,6 @@ pub fn hill_descent_told(
     let most = params
         .iterations
         .saturating_add(params.iterations.max(100).saturating_mul(100));
-    // Steps of each descent when the budget is shared among restarts.
-    let leg = (params.iterations / (params.restarts + 1)).max(1);
     let mut iteration = 0;
     loop {
         iteration += 1;
@@ -706,41 +770,32 @@ pub fn hill_descent_told(
             break;
         }
         cancel.check()?;
-        if params.restarts > 0
+        if let Some(until) = warm
+            && (iteration > until || estimate.is_some_and(|r| r < params.warmup))
+        {
+            // The warm-up is over: the current puzzle's exact score.
+            warm = None;
+            current_score = scorer.score(&cells, grid)?;
+            current = current_score.energy;
+            evaluations += current_score.fresh as usize;
+            if !best_exact || current_score.beats(&best_score) {
+                (best, best_score, best_exact) = (cells, current_score, true);
+            }
+        }
+        let restart = params.restarts > 0
             && iteration > 1
             && (iteration - 1) % leg == 0
-            && (iteration - 1) / leg <= params.restarts
-        {
-            // A fresh start takes this step.
-            (cells, deck) = random_cells(n, cells_n, &mut rng);
-            let score = scorer.score(&cells, grid)?;
-            evaluations += score.fresh as usize;
-            if score.fresh {
-                note(score, &cells);
-            }
-            current = score.energy;
-            current_score = score;
-            if score.beats(&best_score) {
-                best = cells;
-                best_score = score;
-            }
-            trace.push(current);
-            report(StepReport {
-                phase: Phase::Descent {
-                    step: iteration,
-                    of: params.iterations,
-                },
-                current,
-                best: best_score.energy,
-            });
-            continue;
-        }
+            && (iteration - 1) / leg <= params.restarts;
         // The uphill coin first: a step it keeps needs its exact energy,
         // any other only whether it is worse (see `SearchParams::screen`).
-        let keep_anyway = uphill_coin(params.uphill, &mut rng);
+        let keep_anyway = restart || uphill_coin(params.uphill, &mut rng);
         let before = cells;
         let mut swapped_in = None;
-        if n < 52 && rng.random_bool(params.swap_in) {
+        if restart {
+            // A fresh start takes this step, with a warm-up of its own.
+            (cells, deck) = random_cells(n, cells_n, &mut rng);
+            warm = warm_until(iteration);
+        } else if n < 52 && rng.random_bool(params.swap_in) {
             // An unused card replaces a random puzzle card in its cell.
             let u = rng.random_range(n..52);
             let k = rng.random_range(0..n);
@@ -757,8 +812,15 @@ pub fn hill_descent_told(
             }
             cells.swap(a, b);
         }
-        let bar = (!keep_anyway).then_some(current_score);
-        let judged = scorer.judge(&cells, grid, bar)?;
+        let mut step_estimate = None;
+        let judged = if warm.is_some() {
+            let (score, ratio) = scorer.estimated(&cells, grid)?;
+            step_estimate = ratio;
+            Judged::Scored(score)
+        } else {
+            let bar = (!keep_anyway).then_some(current_score);
+            scorer.judge(&cells, grid, bar)?
+        };
         let score = match judged {
             Judged::Scored(score) => Some(score),
             Judged::Screened => {
@@ -775,10 +837,11 @@ pub fn hill_descent_told(
         if let Some(score) = score.filter(|s| accepts(s.key(), current_score.key(), keep_anyway)) {
             current = score.energy;
             current_score = score;
+            estimate = step_estimate;
             if let Some((u, out)) = swapped_in {
                 deck[u] = out;
             }
-            if score.beats(&best_score) {
+            if warm.is_none() && score.beats(&best_score) {
                 best = cells;
                 best_score = score;
             }
@@ -971,6 +1034,32 @@ mod tests {
         assert_eq!(found.trace.len(), 151);
         let least = found.trace.iter().copied().fold(f64::INFINITY, f64::min);
         assert_eq!(found.energy, least, "the best is the least energy met");
+    }
+
+    #[test]
+    fn a_warm_up_hands_over_to_exact_scores() {
+        let e5 = builtin().get("E5").unwrap().clone();
+        for warmup in [DEFAULT_WARMUP, 0.999] {
+            let params = SearchParams {
+                iterations: 80,
+                warmup,
+                ..SearchParams::for_cards(13)
+            };
+            let mut scorer = Scorer::new(&e5, Limits::default(), HalfwayMode::Exact, 1);
+            let found = hill_descent(13, &e5, &params, 2, Limits::default(), |_| {}).unwrap();
+            // The best is scored exactly, whatever the warm-up scored by
+            // estimate before it (a quarter of the steps at 0.999).
+            assert_eq!(found.energy, exact_ratio(&found.best).0, "warm-up {warmup}");
+            let cells: Vec<Option<Card>> = (0..16).map(|c| found.best.top(c)).collect();
+            let mut codes = [EMPTY; MAX_CELLS];
+            for (i, c) in cells.iter().enumerate() {
+                codes[i] = c.map_or(EMPTY, |c| c.code());
+            }
+            let again = scorer.score(&codes, found.best.grid()).unwrap();
+            assert_eq!(again.energy, found.energy);
+            let last = *found.trace.last().unwrap();
+            assert!(found.energy <= last, "the best is no worse than the last");
+        }
     }
 
     #[test]
