@@ -647,3 +647,45 @@ fn bench_generate(args: BenchGenerateArgs) -> Result<ExitCode> {
         ExitCode::SUCCESS
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use boaf_core::generator::search::{DEFAULT_SCREEN, DEFAULT_WARMUP, HalfwayMode};
+
+    #[test]
+    fn a_setting_changes_only_what_it_names() {
+        let defaults = SearchParams::for_cards(16);
+        assert_eq!(parse_setting(16, "").unwrap(), defaults);
+        assert_eq!(defaults.iterations, 400);
+        assert_eq!(defaults.screen, DEFAULT_SCREEN);
+        assert_eq!(defaults.warmup, DEFAULT_WARMUP);
+        let p = parse_setting(
+            16,
+            "steps=2500, halfway=confirm,screen=0,warmup=0.0003,restarts=2",
+        )
+        .unwrap();
+        assert_eq!(
+            p,
+            SearchParams {
+                iterations: 2500,
+                halfway_mode: HalfwayMode::Confirm,
+                screen: 0.0,
+                warmup: 0.0003,
+                restarts: 2,
+                ..defaults
+            }
+        );
+    }
+
+    #[test]
+    fn a_bad_setting_says_what_is_wrong() {
+        let err = |text: &str| parse_setting(16, text).unwrap_err().to_string();
+        assert!(err("steps").contains("not key=value"), "{}", err("steps"));
+        assert!(err("steps=many").contains("steps: 'many' is not a count"));
+        assert!(err("speed=2").contains("unknown key 'speed'"));
+        assert!(err("halfway=guess").contains("not a halfway mode"));
+        assert!(err("screen=0.5").contains("the screen must be 0 (off) or at least 1"));
+        assert!(err("uphill=2").contains("uphill probability must be in 0..1"));
+    }
+}
