@@ -84,8 +84,8 @@ pub struct GenerateArgs {
     screen: f64,
     /// With --halfway exact: score each descent by the halfway estimate
     /// until its estimated ratio falls below this (or a quarter of its
-    /// steps), then exactly; 0 is exact from the start (default: 0.001 above
-    /// 12 cards, 0 up to 12)
+    /// steps), then exactly; 0 is exact from the start (default: 0.001 from
+    /// 15 cards, 0 below)
     #[arg(long)]
     warmup: Option<f64>,
     /// Fresh random starts after the first, sharing the steps; the best puzzle of all is kept
