@@ -11,6 +11,13 @@
 //! The search is seeded: the same seed and parameters give the same puzzle
 //! and trace on any machine (the generator is `Xoshiro256PlusPlus`, a fixed
 //! algorithm).
+//!
+//! With the exact halfway ratio at 16 cards a full score costs tens of
+//! milliseconds to seconds, so boaf's defaults ([`SearchParams::for_cards`])
+//! add two things to the paper's rule: a step that is not kept anyway is
+//! first judged on the ratio's numerator ([`SearchParams::screen`]), and
+//! each descent starts scored by the estimate ([`SearchParams::warmup`]).
+//! Every energy the search keeps is exact.
 
 use crate::engine::analysis::{AnalysisOptions, Depth, Progress, ProgressHook};
 use crate::engine::card::Card;
