@@ -230,6 +230,7 @@ impl Merges {
         }
         Ok(())
     }
+
     /// Fills the sets of `size` cards from every pair of disjoint smaller
     /// sets that can merge and whose sizes add up.
     fn fill_from_pairs(
