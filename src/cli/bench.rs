@@ -687,5 +687,8 @@ mod tests {
         assert!(err("halfway=guess").contains("not a halfway mode"));
         assert!(err("screen=0.5").contains("the screen must be 0 (off) or at least 1"));
         assert!(err("uphill=2").contains("uphill probability must be in 0..1"));
+        assert!(
+            err("steps=10,restarts=10").contains("10 restarts need more steps than that, not 10")
+        );
     }
 }

@@ -404,7 +404,8 @@ impl HalfwayParts {
             .merges
             .count_states(Depth::Features.deepest(stacks), &opts.limits)?;
         let at_half = states.get(half).copied().unwrap_or(0);
-        tell(opts, self.told + 1, self.steps, at_half as usize);
+        let deepest = states.last().copied().unwrap_or(0);
+        tell(opts, self.told + 1, self.steps, deepest as usize);
         let halfway = Some(ratio(self.halfway_solvable(), at_half));
         Ok((self.features_with(halfway), at_half))
     }

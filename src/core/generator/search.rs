@@ -3,8 +3,8 @@
 //! Start from n random cards in random cells. Each step either swaps a random
 //! unused card in for a random puzzle card (probability `swap_in`), or swaps a
 //! random puzzle card's cell with another cell, empty or not. A step that does
-//! not raise the energy is kept; a worse one is kept with probability
-//! `uphill`, else undone. The best puzzle seen is the result; a solvable
+//! not raise the energy is kept (unless screened out, see below); a worse one
+//! is kept with probability `uphill`, else undone. The best puzzle seen is the result; a solvable
 //! puzzle always beats an unsolvable one, and a budget that ends before any
 //! solvable puzzle was met (a few cards, a few steps) is extended until one is.
 //!
@@ -242,6 +242,12 @@ impl SearchParams {
             if !(0.0..=1.0).contains(&p) {
                 return Err(format!("the {name} probability must be in 0..1, not {p}"));
             }
+        }
+        if self.restarts > 0 && self.restarts >= self.iterations {
+            return Err(format!(
+                "{} restarts need more steps than that, not {}",
+                self.restarts, self.iterations
+            ));
         }
         if !(0.0..1.0).contains(&self.warmup) {
             return Err(format!(
@@ -738,7 +744,7 @@ pub fn hill_descent_told(
     };
 
     // Steps of each descent when the budget is shared among restarts.
-    let leg = (params.iterations / (params.restarts + 1)).max(1);
+    let leg = (params.iterations / params.restarts.saturating_add(1)).max(1);
     let warms =
         params.warmup > 0.0 && params.halfway_mode == HalfwayMode::Exact && scorer.reads_halfway();
     // A descent scored by estimate until this step, or until its estimated
