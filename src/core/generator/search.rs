@@ -596,11 +596,15 @@ impl<'a> Scorer<'a> {
                 ..*score
             }));
         }
-        if self.screen == 0.0 {
+        if !(self.reads.halfway_features && self.mode == HalfwayMode::Exact) {
             let f = self.features(&to_state(cells, grid), false)?;
             return Ok(Judged::Scored(self.remember(cells, &f, None)));
         }
-        let bar = bar.and_then(|b| Some((b, b.halfway_states?)));
+        // Exact halfway features, only those the energy reads; screened
+        // against the bar when screening is on.
+        let bar = bar
+            .filter(|_| self.screen > 0.0)
+            .and_then(|b| Some((b, b.halfway_states?)));
         if let (Some(Known::Numerator(f, solvable)), Some(bar)) = (known, bar)
             && self.beaten(f, *solvable, bar)
         {
@@ -669,8 +673,8 @@ pub struct Score {
     pub solvable: bool,
     /// Whether it was computed now rather than remembered.
     pub fresh: bool,
-    /// Distinct states at the halfway depth, when the screening search
-    /// counted them (the bar its next steps are screened against).
+    /// Distinct states at the halfway depth, when the exact search counted
+    /// them (the bar its next steps are screened against).
     pub halfway_states: Option<u64>,
 }
 
