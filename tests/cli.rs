@@ -638,3 +638,123 @@ fn boaf_regress_refuses_a_file_that_is_not_ratings_and_says_an_os_error_once() {
     assert_eq!(err.matches(&os).count(), 1, "{err}");
     assert_eq!(err, format!("boaf: {}: {os}\n", missing.display()));
 }
+
+#[test]
+fn agents_report_win_rates_and_a_paired_test() {
+    // Deals 8..12 hold deal 10, which is unsolvable and skipped.
+    let out = boaf(
+        &[
+            "agents",
+            "--agent",
+            "greedy",
+            "--compare",
+            "random",
+            "--deals",
+            "8..12",
+            "--games",
+            "3",
+            "--threads",
+            "2",
+            "--json",
+        ],
+        "",
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["solvable_deals"], 3);
+    assert_eq!(v["skipped_unsolvable"], serde_json::json!([10]));
+    let agents = v["agents"].as_array().unwrap();
+    assert_eq!(agents[0]["agent"], "greedy");
+    for a in agents {
+        assert_eq!(a["games"], 9);
+        let (wins, rate) = (a["wins"].as_f64().unwrap(), a["win_rate"].as_f64().unwrap());
+        assert_eq!(rate, wins / 9.0, "a fraction");
+        assert!(a["wilson_low"].as_f64().unwrap() <= rate);
+        assert!(a["wilson_high"].as_f64().unwrap() >= rate);
+    }
+    // Greedy is deterministic: its three games of a deal agree.
+    let greedy_wins = agents[0]["wins"].as_u64().unwrap();
+    assert_eq!(greedy_wins % 3, 0);
+    let c = &v["compare"];
+    assert!(c["test"].as_str().unwrap().starts_with("McNemar exact"));
+    assert!(c["p_value"].as_f64().unwrap() <= 1.0);
+    // The same experiment on one thread gives the same games.
+    let one = boaf(
+        &[
+            "agents",
+            "--agent",
+            "greedy",
+            "--compare",
+            "random",
+            "--deals",
+            "8..12",
+            "--games",
+            "3",
+            "--threads",
+            "1",
+            "--json",
+        ],
+        "",
+    );
+    let w: serde_json::Value = serde_json::from_slice(&one.stdout).unwrap();
+    assert_eq!(w["agents"][1]["wins"], agents[1]["wins"]);
+    assert_eq!(w["compare"]["only_first"], c["only_first"]);
+}
+
+#[test]
+fn agents_explain_a_bad_agent_or_weights_file() {
+    let out = boaf(&["agents", "--agent", "uct", "--deals", "0..2"], "");
+    assert!(!out.status.success());
+    assert!(text(&out.stderr).contains("unknown agent 'uct'"));
+    let dir = TempDir::new("agents-weights");
+    let path = dir.path().join("w.toml");
+    std::fs::write(&path, "score = 1.0\nmoves = two\n").unwrap();
+    let out = boaf(
+        &[
+            "agents",
+            "--agent",
+            "greedy",
+            "--weights",
+            path.to_str().unwrap(),
+            "--deals",
+            "0..2",
+        ],
+        "",
+    );
+    assert!(!out.status.success());
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("not a weights file") && err.contains("line 2"),
+        "{err}"
+    );
+}
+
+#[test]
+fn best_first_bench_counts_nodes_next_to_the_paper() {
+    let out = boaf(
+        &[
+            "bench",
+            "best-first",
+            "--deals",
+            "0..5",
+            "--moves-weights",
+            "2.5",
+            "--threads",
+            "1",
+        ],
+        "",
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let t = text(&out.stdout);
+    assert!(t.contains("deals 0..5: 5 solvable"), "{t}");
+    let row = t
+        .lines()
+        .find(|l| l.starts_with("best-first, moves weight 2.5"))
+        .unwrap();
+    // The paper's figure sits at the end of its row.
+    assert!(row.trim_end().ends_with("102.85"), "{row}");
+    assert!(
+        t.lines()
+            .any(|l| l.starts_with("depth-first") && l.trim_end().ends_with("5274.23"))
+    );
+}

@@ -53,6 +53,8 @@ pub enum BenchCommand {
     /// Quality per second of the search: median exact energy against time, per setting
     #[command(after_help = BENCH_SEARCH_HELP)]
     Search(BenchSearchArgs),
+    /// Seed 000's Table 1: nodes the heuristic best-first search expands per deal, by moves weight, next to depth-first search
+    BestFirst(super::agents::BestFirstArgs),
 }
 
 /// More on `boaf bench search`, for `--help`.
@@ -192,6 +194,7 @@ pub fn bench(cmd: BenchCommand) -> Result<ExitCode> {
         BenchCommand::Analyze { range, run } => bench_analyze(range, run),
         BenchCommand::Halfway(args) => bench_halfway(args),
         BenchCommand::Search(args) => bench_search(args),
+        BenchCommand::BestFirst(args) => super::agents::bench_best_first(args),
     }
 }
 
@@ -323,6 +326,10 @@ fn bench_halfway(args: BenchHalfwayArgs) -> Result<ExitCode> {
     let mut peak_all = 0.0f64;
     let mut summaries = Vec::new();
     for (name, puzzles) in &groups {
+        if puzzles.is_empty() {
+            println!("{name}: no puzzles\n");
+            continue;
+        }
         println!(
             "{name}\npuzzle                              seconds   peak RSS MB   solvable / states"
         );

@@ -1,9 +1,11 @@
 //! The command line: parsing with clap, then one file per command group —
 //! [`engine`] (`solve`, `deals`, `analyze`, `halfway`, `deal`), [`generator`]
-//! (`generate`, `puzzles`, `energies`), [`study`] (`regress`) and [`bench`]
+//! (`generate`, `puzzles`, `energies`), [`study`] (`regress`), [`agents`]
+//! (`agents`, the players' win rates) and [`bench`]
 //! (every benchmark) — over what they share in [`input`]. The work itself is
 //! in `boaf-core`; with no command, `boaf` opens the app.
 
+mod agents;
 mod bench;
 mod engine;
 mod generator;
@@ -52,6 +54,9 @@ enum Command {
     /// Fit ratings on features: the Regression panel's table
     #[command(after_help = study::REGRESS_HELP)]
     Regress(study::RegressArgs),
+    /// Play deals with an agent (random, greedy, flat Monte Carlo, MCTS): win rate with a 95% Wilson interval, and a paired test against a second agent
+    #[command(after_help = agents::AGENTS_HELP)]
+    Agents(agents::AgentsArgs),
     /// Open the desktop app (what `boaf` does with no command)
     App,
     /// Measure the solver, the analysis, the estimator and the generator (figures for the README)
@@ -101,6 +106,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Command::Puzzles(args) => generator::puzzles(args),
         Command::Energies(args) => generator::energies(args),
         Command::Regress(args) => study::regress(args),
+        Command::Agents(args) => agents::agents(args),
         Command::Bench(cmd) => bench::bench(cmd),
     }
 }

@@ -7,11 +7,14 @@
 //!   forms, features, the halfway estimator and a played game. Pure: no I/O.
 //! - [`generator`]: energies, the hill descent, the worker pipeline, the
 //!   batch session that stores what the workers make, and the puzzle store.
+//! - [`agents`]: players (random, greedy, flat Monte Carlo, MCTS) and the
+//!   heuristic best-first search, with the statistics their experiments need.
 //! - [`study`]: the ratings store and the regression of ratings on features.
 //! - [`folder`]: the working folder's layout (`puzzles/`, `ratings/`,
 //!   `assets/`, `energies/`) and how energies load from it; [`durable`]:
 //!   writes that survive a crash; [`format`](mod@format): numbers as people read them.
 
+pub mod agents;
 pub mod durable;
 pub mod engine;
 pub mod folder;

@@ -584,22 +584,24 @@ type Grouping = u128;
 
 /// The splits of each stack met on the walk back, computed once: for each
 /// set of cards, the (bottom, top) stacks met and where their splits lie.
+/// A split is kept as the bits it flips in a grouping, which depend only on
+/// the stack, so a predecessor costs one xor.
 struct SplitCache {
     by_set: Vec<Vec<(u8, u8, u32, u32)>>,
-    splits: Vec<(u16, u8, u8)>,
+    flips: Vec<Grouping>,
 }
 
 impl SplitCache {
     fn new(n: usize) -> SplitCache {
         SplitCache {
             by_set: vec![Vec::new(); 1 << n],
-            splits: Vec::new(),
+            flips: Vec::new(),
         }
     }
 
     /// Bytes the cache takes, roughly.
     fn bytes(&self) -> usize {
-        self.by_set.len() * 24 + self.splits.capacity() * 4
+        self.by_set.len() * 24 + self.flips.capacity() * std::mem::size_of::<Grouping>()
     }
 }
 
@@ -640,36 +642,60 @@ impl Merges {
         let mut at_depth = Vec::new();
         let mut below = StateSet::default();
         let mut splits = SplitCache::new(n);
+        level.sort_unstable();
+        level.dedup();
         let mut at = last;
         loop {
-            let mut keys: Vec<u128> = level.iter().map(|&g| self.board_key(g)).collect();
-            keys.sort_unstable();
-            keys.dedup();
-            counts.push(keys.len() as u64);
-            done(keys.len());
-            if at == keep + 1 {
-                below.reserve(keys.len());
-                below.extend(keys.iter().copied());
-            } else if at == keep {
-                at_depth = keys;
-            }
+            // Boards are listed only where they are kept; elsewhere they are
+            // counted off the sorted groupings.
+            let boards = if at == keep || at == keep + 1 {
+                let mut keys: Vec<u128> = level.iter().map(|&g| self.board_key(g)).collect();
+                keys.sort_unstable();
+                keys.dedup();
+                let boards = keys.len();
+                if at == keep {
+                    at_depth = keys;
+                } else {
+                    below.reserve(keys.len());
+                    below.extend(keys);
+                }
+                boards
+            } else {
+                self.count_boards(&level)
+            };
+            counts.push(boards as u64);
+            done(boards);
             if at == lowest {
                 break;
             }
-            let mut next: Vec<Grouping> = Vec::with_capacity(level.len() * 4);
+            let fixed = level.len() * 16 + below.capacity() * 24;
+            if at - 1 == lowest {
+                // The last depth needs its boards only, not their groupings;
+                // a board of 12 stacks or fewer fits 64 bits, which sort
+                // faster.
+                let keys = if n - lowest <= 12 {
+                    self.last_boards(&level, fixed, &mut splits, limits, |k| k as u64)?
+                        .into_iter()
+                        .map(u128::from)
+                        .collect()
+                } else {
+                    self.last_boards(&level, fixed, &mut splits, limits, |k| k)?
+                };
+                counts.push(keys.len() as u64);
+                done(keys.len());
+                if lowest == keep {
+                    at_depth = keys;
+                }
+                break;
+            }
+            let mut next = Sorted::default();
             for (i, &g) in level.iter().enumerate() {
                 if i % CHECK_EVERY == 0 {
-                    limits.check(
-                        (level.len() + next.capacity()) * 16
-                            + below.capacity() * 24
-                            + splits.bytes(),
-                    )?;
+                    limits.check(fixed + next.bytes() + splits.bytes())?;
                 }
                 self.split_each(g, &mut splits, |p| next.push(p));
             }
-            next.sort_unstable();
-            next.dedup();
-            level = next;
+            level = next.finish();
             at -= 1;
         }
         counts.reverse();
@@ -682,10 +708,31 @@ impl Merges {
         })
     }
 
+    /// The distinct boards one move before the groupings of `level`, sorted,
+    /// each made a `T` by `narrow`; `fixed` bytes are held besides.
+    fn last_boards<T: Copy + Ord>(
+        &self,
+        level: &[Grouping],
+        fixed: usize,
+        splits: &mut SplitCache,
+        limits: &Limits,
+        narrow: impl Fn(u128) -> T,
+    ) -> Result<Vec<T>, SearchError> {
+        let mut keys = Sorted::<T>::default();
+        for (i, &g) in level.iter().enumerate() {
+            if i % CHECK_EVERY == 0 {
+                limits.check(fixed + keys.bytes() + splits.bytes())?;
+            }
+            self.split_each(g, splits, |p| keys.push(narrow(self.board_key(p))));
+        }
+        Ok(keys.finish())
+    }
+
     /// The ways a stack (cards `group`, bottom, top) can have been made by
-    /// its last move, each as (the cards that moved, their bottom, the top
-    /// they landed on).
-    fn splits_of(&self, group: u16, bottom: usize, top: usize, out: &mut Vec<(u16, u8, u8)>) {
+    /// its last move, each as the bits it flips in a grouping: the cards that
+    /// moved get their own bottom, which gets `top`, and `bottom` gets the top
+    /// they landed on. (A card that is not a bottom has top bits 0.)
+    fn splits_of(&self, group: u16, bottom: usize, top: usize, out: &mut Vec<Grouping>) {
         // `moved` is the stack that moved last (top `top`), `stayed` the
         // one it landed on (bottom `bottom`).
         let mut split = |moved: u16| {
@@ -695,7 +742,14 @@ impl Merges {
                 for under in bits(self.flock[top] & stayed) {
                     if self.bottoms(stayed, under) >> bottom & 1 == 1 {
                         for new_bottom in bits(from) {
-                            out.push((moved, new_bottom as u8, under as u8));
+                            let owners = bits(moved).fold(0, |f, card| {
+                                f | ((bottom ^ new_bottom) as Grouping) << (4 * card)
+                            });
+                            out.push(
+                                owners
+                                    ^ with_top(0, new_bottom, top)
+                                    ^ with_top(0, bottom, top ^ under),
+                            );
                         }
                     }
                 }
@@ -739,43 +793,50 @@ impl Merges {
                 .find(|e| e.0 as usize == bottom && e.1 as usize == top)
                 .map(|e| (e.2, e.3));
             let (start, len) = known.unwrap_or_else(|| {
-                let start = cache.splits.len() as u32;
-                self.splits_of(group, bottom, top, &mut cache.splits);
-                let len = cache.splits.len() as u32 - start;
+                let start = cache.flips.len() as u32;
+                self.splits_of(group, bottom, top, &mut cache.flips);
+                let len = cache.flips.len() as u32 - start;
                 cache.by_set[group as usize].push((bottom as u8, top as u8, start, len));
                 (start, len)
             });
-            for &(moved, new_bottom, under) in &cache.splits[start as usize..(start + len) as usize]
-            {
-                let mut p = g;
-                for card in bits(moved) {
-                    p = with_owner(p, card, new_bottom as usize);
-                }
-                p = with_top(p, new_bottom as usize, top);
-                p = with_top(p, bottom, under as usize);
-                found(p);
+            for &flip in &cache.flips[start as usize..(start + len) as usize] {
+                found(g ^ flip);
             }
         }
     }
 
     /// The packed board of a grouping (bottoms' cells and their tops).
+    /// Cards are numbered in cell order, so the bottoms' tops in card order
+    /// are the tops in cell order.
+    #[inline]
     fn board_key(&self, g: Grouping) -> u128 {
-        let mut occ = 0u16;
-        let mut top_at = [0u8; MAX_CELLS];
-        for card in 0..self.n {
-            if owner(g, card) == card {
-                let cell = self.cell[card] as usize;
-                occ |= 1 << cell;
-                top_at[cell] = top_of(g, card) as u8;
-            }
-        }
-        let mut key = occ as u128;
-        let mut shift = 16;
-        for cell in bits(occ) {
-            key |= (top_at[cell] as u128) << shift;
+        let (mut occ, mut tops, mut shift) = (0u16, 0u128, 16);
+        for bottom in bits(bottoms(g)) {
+            occ |= 1 << self.cell[bottom];
+            tops |= (top_of(g, bottom) as u128) << shift;
             shift += 4;
         }
-        key
+        occ as u128 | tops
+    }
+
+    /// Distinct boards among sorted, distinct groupings. Groupings of one
+    /// board share their tops (the high half), so they sit together, and
+    /// differ from each other's boards only if their bottoms differ.
+    fn count_boards(&self, level: &[Grouping]) -> usize {
+        let mut seen: Vec<u16> = Vec::new();
+        level
+            .chunk_by(|a, b| a >> 64 == b >> 64)
+            .map(|run| {
+                if run.len() == 1 {
+                    return 1;
+                }
+                seen.clear();
+                seen.extend(run.iter().map(|&g| bottoms(g)));
+                seen.sort_unstable();
+                seen.dedup();
+                seen.len()
+            })
+            .sum()
     }
 
     /// Midgame tension: the mean of 1 − winning moves ÷ moves over the
@@ -841,6 +902,92 @@ fn grouping_of(stacks: &[(u16, usize, usize)]) -> Grouping {
         g = with_top(g, bottom, top);
     }
     g
+}
+
+/// The bottoms of a grouping: the cards that own themselves. Each owner
+/// nibble is compared with its own card's number at once (a nibble of the
+/// xor is zero exactly at a bottom), then the flags are packed into a mask.
+#[inline]
+fn bottoms(g: Grouping) -> u16 {
+    const CARDS: u64 = 0xfedc_ba98_7654_3210;
+    const LOW3: u64 = 0x7777_7777_7777_7777;
+    let x = g as u64 ^ CARDS;
+    // The top bit of each nibble, set exactly where the nibble is zero.
+    let zero = !(((x & LOW3) + LOW3) | x | LOW3);
+    let mut m = zero >> 3;
+    m = (m | m >> 3) & 0x0303_0303_0303_0303;
+    m = (m | m >> 6) & 0x000f_000f_000f_000f;
+    m = (m | m >> 12) & 0x0000_00ff_0000_00ff;
+    ((m | m >> 24) & 0xffff) as u16
+}
+
+/// A sorted list of distinct items, built in batches so that duplicates
+/// never pile up: the predecessors of a depth repeat each other several
+/// times over.
+struct Sorted<T> {
+    done: Vec<T>,
+    pending: Vec<T>,
+}
+
+impl<T> Default for Sorted<T> {
+    fn default() -> Self {
+        Sorted {
+            done: Vec::new(),
+            pending: Vec::new(),
+        }
+    }
+}
+
+impl<T: Copy + Ord> Sorted<T> {
+    /// Items gathered before they are sorted into the rest.
+    const BATCH: usize = 1 << 20;
+
+    #[inline]
+    fn push(&mut self, item: T) {
+        self.pending.push(item);
+        if self.pending.len() >= Self::BATCH.max(self.done.len()) {
+            self.merge();
+        }
+    }
+
+    /// Sorts the pending items into the rest, dropping repeats.
+    fn merge(&mut self) {
+        self.pending.sort_unstable();
+        self.pending.dedup();
+        if self.done.is_empty() {
+            std::mem::swap(&mut self.done, &mut self.pending);
+            return;
+        }
+        let mut out = Vec::with_capacity(self.done.len() + self.pending.len());
+        let (mut a, mut b) = (self.done.iter().peekable(), self.pending.iter().peekable());
+        while let (Some(&&x), Some(&&y)) = (a.peek(), b.peek()) {
+            if x <= y {
+                a.next();
+                if x == y {
+                    b.next();
+                }
+                out.push(x);
+            } else {
+                b.next();
+                out.push(y);
+            }
+        }
+        out.extend(a);
+        out.extend(b);
+        self.done = out;
+        self.pending.clear();
+    }
+
+    /// Bytes held, roughly.
+    fn bytes(&self) -> usize {
+        (self.done.capacity() + self.pending.capacity()) * std::mem::size_of::<T>()
+    }
+
+    /// The items, sorted and distinct.
+    fn finish(mut self) -> Vec<T> {
+        self.merge();
+        self.done
+    }
 }
 
 #[cfg(test)]

@@ -1,0 +1,502 @@
+//! The players' commands: `agents` (win rates over deals, and a paired
+//! comparison of two agents) and `bench best-first` (seed 000's Table 1).
+
+use super::input::{all_cores, bar, range_arg};
+use anyhow::{Context, Result, bail};
+use boaf_core::agents::search::{Order, search};
+use boaf_core::agents::stats::{mcnemar_exact, wilson};
+use boaf_core::agents::{AgentSpec, Weights, game_rng, play};
+use boaf_core::engine::deal::deal;
+use boaf_core::engine::limits::Limits;
+use boaf_core::engine::solver::Solver;
+use boaf_core::format;
+use clap::Args;
+use serde::Serialize;
+use std::io::Write;
+use std::process::ExitCode;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+/// How agents are written, for `--help`.
+pub const AGENTS_HELP: &str = "\
+AGENTS are written NAME or NAME:BUDGET:
+  random         a uniformly random legal move (seed 004's monkey)
+  greedy         the move to the best heuristic value, score + 2.5 · moves (seed 000)
+  flat-mc:N      N random playouts after each legal move; the most wins (seed 003)
+  mcts:N         seed 000's MCTS player with N iterations per move at most; it
+                 keeps the first winning line a playout finds and plays it out
+  mcts-plain:N   the same, searching afresh with all N iterations at every move
+Without :N, flat-mc takes --playouts and mcts --iterations.
+Unsolvable deals are skipped (the exact solver decides). Each game's seed comes
+from --seed, the deal and the game number, so both agents of --compare play
+the same games, and the thread count never changes a result.
+The comparison's p-value is McNemar's exact test on the games only one agent won.";
+
+/// Arguments of `boaf agents`.
+#[derive(Args)]
+pub struct AgentsArgs {
+    /// The agent (see below)
+    #[arg(long, default_value = "mcts")]
+    agent: String,
+    /// A second agent to play the same games, with a test of the difference
+    #[arg(long)]
+    compare: Option<String>,
+    /// MCTS iterations per move, for an agent written without a budget
+    #[arg(long, default_value_t = 300)]
+    iterations: u32,
+    /// Flat Monte Carlo playouts per legal move, for an agent written without a budget
+    #[arg(long, default_value_t = 100)]
+    playouts: u32,
+    /// The heuristic's weights for greedy and MCTS's playouts: a TOML file
+    /// with `score = …` and `moves = …` (default 1.0 and 2.5)
+    #[arg(long, value_name = "FILE")]
+    weights: Option<String>,
+    /// Deal numbers A..B (B excluded)
+    #[arg(long, value_parser = range_arg, default_value = "0..1000")]
+    deals: (i64, i64),
+    /// Games per solvable deal
+    #[arg(long, default_value_t = 1)]
+    games: u32,
+    /// Worker threads (default: every core)
+    #[arg(long)]
+    threads: Option<usize>,
+    /// The experiment's seed
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Print JSON
+    #[arg(long)]
+    json: bool,
+}
+
+/// Reads a weights file, with the line and column of any error.
+pub fn read_weights(path: &str) -> Result<Weights> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("reading {path}"))?;
+    Weights::from_toml(&text).with_context(|| format!("{path}: not a weights file"))
+}
+
+/// Parses `NAME` or `NAME:BUDGET`.
+fn parse_agent(text: &str, args: &AgentsArgs, weights: Weights) -> Result<AgentSpec> {
+    let (name, budget) =
+        match text.split_once(':') {
+            Some((n, b)) => {
+                let b: u32 =
+                    b.trim().parse().ok().filter(|&b| b > 0).with_context(|| {
+                        format!("'{text}': the budget must be a whole number ≥ 1")
+                    })?;
+                (n.trim(), Some(b))
+            }
+            None => (text.trim(), None),
+        };
+    let no_budget = |spec: AgentSpec| {
+        if budget.is_some() {
+            bail!("'{text}': {name} takes no budget")
+        }
+        Ok(spec)
+    };
+    match name {
+        "random" => no_budget(AgentSpec::Random),
+        "greedy" => no_budget(AgentSpec::Greedy(weights)),
+        "flat-mc" => Ok(AgentSpec::FlatMonteCarlo(budget.unwrap_or(args.playouts))),
+        "mcts" => Ok(AgentSpec::Mcts(budget.unwrap_or(args.iterations), weights)),
+        "mcts-plain" => Ok(AgentSpec::MctsPlain(
+            budget.unwrap_or(args.iterations),
+            weights,
+        )),
+        _ => bail!(
+            "unknown agent '{name}': expected random, greedy, flat-mc[:N], mcts[:N] or mcts-plain[:N]"
+        ),
+    }
+}
+
+/// One agent's figures.
+#[derive(Serialize)]
+struct AgentReport {
+    agent: String,
+    games: u64,
+    wins: u64,
+    /// Wins ÷ games, as a fraction.
+    win_rate: f64,
+    /// The 95 % Wilson interval of the win rate.
+    wilson_low: f64,
+    wilson_high: f64,
+    moves_per_game: f64,
+    ms_per_move: f64,
+}
+
+/// The paired comparison of two agents.
+#[derive(Serialize)]
+struct Comparison {
+    test: &'static str,
+    only_first: u64,
+    only_second: u64,
+    p_value: f64,
+}
+
+/// The whole experiment.
+#[derive(Serialize)]
+struct AgentsReport {
+    deals: String,
+    solvable_deals: usize,
+    skipped_unsolvable: Vec<i64>,
+    games_per_deal: u32,
+    seed: u64,
+    threads: usize,
+    agents: Vec<AgentReport>,
+    compare: Option<Comparison>,
+    wall_seconds: f64,
+}
+
+/// One game of every agent: won, moves, time spent choosing.
+type Outcome = Vec<(bool, usize, Duration)>;
+
+pub fn agents(args: AgentsArgs) -> Result<ExitCode> {
+    let weights = match &args.weights {
+        Some(path) => read_weights(path)?,
+        None => Weights::default(),
+    };
+    let mut specs = vec![parse_agent(&args.agent, &args, weights)?];
+    if let Some(other) = &args.compare {
+        specs.push(parse_agent(other, &args, weights)?);
+    }
+    if args.games == 0 {
+        bail!("--games must be at least 1");
+    }
+    let threads = args.threads.unwrap_or_else(all_cores).max(1);
+    let wall = Instant::now();
+    let (start, end) = args.deals;
+    let deals: Vec<i64> = (start..end).collect();
+    let verdicts = solvable_deals(&deals, threads)?;
+    let solvable: Vec<i64> = deals
+        .iter()
+        .zip(&verdicts)
+        .filter(|(_, s)| **s)
+        .map(|(d, _)| *d)
+        .collect();
+    let skipped: Vec<i64> = deals
+        .iter()
+        .zip(&verdicts)
+        .filter(|(_, s)| !**s)
+        .map(|(d, _)| *d)
+        .collect();
+    let units = solvable.len() * args.games as usize;
+    let next = AtomicUsize::new(0);
+    let outcomes: Mutex<Vec<(usize, Outcome)>> = Mutex::new(Vec::with_capacity(units));
+    let pb = bar(units as u64, "games");
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| {
+                let mut agents: Vec<_> = specs.iter().map(|s| s.build()).collect();
+                let mut mine = Vec::new();
+                loop {
+                    let u = next.fetch_add(1, Ordering::Relaxed);
+                    if u >= units {
+                        break;
+                    }
+                    let d = solvable[u / args.games as usize];
+                    let g = (u % args.games as usize) as u64;
+                    let start = deal(d as i32);
+                    let outcome = agents
+                        .iter_mut()
+                        .map(|agent| {
+                            let mut rng = game_rng(args.seed, d as u64, g);
+                            let t = Instant::now();
+                            let p = play(&mut **agent, &start, &mut rng);
+                            (p.won, p.moves.len(), t.elapsed())
+                        })
+                        .collect();
+                    mine.push((u, outcome));
+                    pb.inc(1);
+                }
+                outcomes
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .extend(mine);
+            });
+        }
+    });
+    pb.finish_and_clear();
+    let outcomes = outcomes.into_inner().unwrap_or_else(|e| e.into_inner());
+    let reports: Vec<AgentReport> = specs
+        .iter()
+        .enumerate()
+        .map(|(i, spec)| {
+            let games = outcomes.len() as u64;
+            let wins = outcomes.iter().filter(|(_, o)| o[i].0).count() as u64;
+            let moves: usize = outcomes.iter().map(|(_, o)| o[i].1).sum();
+            let time: Duration = outcomes.iter().map(|(_, o)| o[i].2).sum();
+            let (lo, hi) = wilson(wins, games, 0.95);
+            AgentReport {
+                agent: spec.build().name(),
+                games,
+                wins,
+                win_rate: if games > 0 {
+                    wins as f64 / games as f64
+                } else {
+                    0.0
+                },
+                wilson_low: lo,
+                wilson_high: hi,
+                moves_per_game: moves as f64 / games.max(1) as f64,
+                ms_per_move: time.as_secs_f64() * 1e3 / moves.max(1) as f64,
+            }
+        })
+        .collect();
+    let compare = (specs.len() == 2).then(|| {
+        let only =
+            |a: usize, b: usize| outcomes.iter().filter(|(_, o)| o[a].0 && !o[b].0).count() as u64;
+        let (only_first, only_second) = (only(0, 1), only(1, 0));
+        Comparison {
+            test: "McNemar exact (paired by deal and game seed), two-sided",
+            only_first,
+            only_second,
+            p_value: mcnemar_exact(only_first, only_second),
+        }
+    });
+    let report = AgentsReport {
+        deals: format!("{start}..{end}"),
+        solvable_deals: solvable.len(),
+        skipped_unsolvable: skipped,
+        games_per_deal: args.games,
+        seed: args.seed,
+        threads,
+        agents: reports,
+        compare,
+        wall_seconds: wall.elapsed().as_secs_f64(),
+    };
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        writeln!(out, "{}", serde_json::to_string(&report)?)?;
+    } else {
+        print_agents(&mut out, &report)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_agents(out: &mut impl Write, r: &AgentsReport) -> Result<()> {
+    writeln!(
+        out,
+        "deals {}: {} solvable ({} skipped as unsolvable), {} a deal, seed {}, {}, {:.1} s wall",
+        r.deals,
+        r.solvable_deals,
+        r.skipped_unsolvable.len(),
+        format::plural(r.games_per_deal as usize, "game"),
+        r.seed,
+        format::plural(r.threads, "thread"),
+        r.wall_seconds
+    )?;
+    writeln!(
+        out,
+        "{:<12} {:>8} {:>8} {:>9}  {:<18} {:>10} {:>9}",
+        "agent", "games", "won", "win rate", "95% Wilson", "moves/game", "ms/move"
+    )?;
+    for a in &r.agents {
+        writeln!(
+            out,
+            "{:<12} {:>8} {:>8} {:>8.2}%  [{:>6.2}, {:>6.2}]   {:>10.2} {:>9.3}",
+            a.agent,
+            a.games,
+            a.wins,
+            100.0 * a.win_rate,
+            100.0 * a.wilson_low,
+            100.0 * a.wilson_high,
+            a.moves_per_game,
+            a.ms_per_move
+        )?;
+    }
+    if let Some(c) = &r.compare {
+        writeln!(
+            out,
+            "games won by {} alone: {}; by {} alone: {}; {}: p = {:.3e}",
+            r.agents[0].agent, c.only_first, r.agents[1].agent, c.only_second, c.test, c.p_value
+        )?;
+    }
+    Ok(())
+}
+
+/// Which deals are solvable, by the exact solver on `threads` threads.
+fn solvable_deals(deals: &[i64], threads: usize) -> Result<Vec<bool>> {
+    let next = AtomicUsize::new(0);
+    let found = Mutex::new(vec![false; deals.len()]);
+    let pb = bar(deals.len() as u64, "solving the deals");
+    std::thread::scope(|s| -> Result<()> {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                s.spawn(|| -> Result<()> {
+                    let mut solver = Solver::new(Limits::default());
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        if i >= deals.len() {
+                            return Ok(());
+                        }
+                        let ok = solver.solve(&deal(deals[i] as i32))?.is_solvable();
+                        solver.clear();
+                        found.lock().unwrap_or_else(|e| e.into_inner())[i] = ok;
+                        pb.inc(1);
+                    }
+                })
+            })
+            .collect();
+        for w in workers {
+            w.join().unwrap_or_else(|p| std::panic::resume_unwind(p))?;
+        }
+        Ok(())
+    })?;
+    pb.finish_and_clear();
+    Ok(found.into_inner().unwrap_or_else(|e| e.into_inner()))
+}
+
+/// Arguments of `boaf bench best-first`.
+#[derive(Args)]
+pub struct BestFirstArgs {
+    /// Deal numbers A..B (B excluded); unsolvable ones are skipped
+    #[arg(long, value_parser = range_arg, default_value = "0..10000")]
+    deals: (i64, i64),
+    /// The moves weights to try (the score's weight is 1)
+    #[arg(long, value_delimiter = ',', default_value = "1.0,1.5,2.0,2.5,3.0,3.5")]
+    moves_weights: Vec<f64>,
+    /// Worker threads (default: every core)
+    #[arg(long)]
+    threads: Option<usize>,
+}
+
+/// `bench best-first`: seed 000's Table 1, nodes expanded per deal for each
+/// moves weight, next to plain depth-first search.
+pub fn bench_best_first(args: BestFirstArgs) -> Result<ExitCode> {
+    let threads = args.threads.unwrap_or_else(all_cores).max(1);
+    let (start, end) = args.deals;
+    let deals: Vec<i64> = (start..end).collect();
+    let verdicts = solvable_deals(&deals, threads)?;
+    let solvable: Vec<i64> = deals
+        .iter()
+        .zip(&verdicts)
+        .filter(|(_, s)| **s)
+        .map(|(d, _)| *d)
+        .collect();
+    let mut orders: Vec<(String, Order, Option<f64>)> = args
+        .moves_weights
+        .iter()
+        .map(|&w| {
+            (
+                format!("best-first, moves weight {w}"),
+                Order::BestFirst(Weights {
+                    score: 1.0,
+                    moves: w,
+                }),
+                Some(w),
+            )
+        })
+        .collect();
+    orders.push(("depth-first".into(), Order::DepthFirst, None));
+    println!(
+        "deals {start}..{end}: {} solvable ({} skipped as unsolvable); a node is expanded when its children are generated (the start counts, the goal does not; boards seen before are not added)",
+        solvable.len(),
+        deals.len() - solvable.len()
+    );
+    println!(
+        "{:<30} {:>12} {:>10} {:>10}   paper",
+        "search", "mean nodes", "median", "max"
+    );
+    let paper = |w: Option<f64>| match w {
+        None => Some(5274.23),
+        Some(w) => [
+            (1.0, 387.43),
+            (1.5, 197.80),
+            (2.0, 117.84),
+            (2.5, 102.85),
+            (3.0, 128.68),
+            (3.5, 185.96),
+        ]
+        .iter()
+        .find(|(x, _)| (x - w).abs() < 1e-9)
+        .map(|p| p.1),
+    };
+    for (name, order, w) in orders {
+        let next = AtomicUsize::new(0);
+        let counts = Mutex::new(Vec::with_capacity(solvable.len()));
+        let pb = bar(solvable.len() as u64, &name);
+        std::thread::scope(|s| -> Result<()> {
+            let workers: Vec<_> = (0..threads)
+                .map(|_| {
+                    s.spawn(|| -> Result<()> {
+                        loop {
+                            let i = next.fetch_add(1, Ordering::Relaxed);
+                            if i >= solvable.len() {
+                                return Ok(());
+                            }
+                            let found =
+                                search(&deal(solvable[i] as i32), order, &Limits::default())?;
+                            if found.solution.is_none() {
+                                bail!("deal {}: the search found no solution", solvable[i]);
+                            }
+                            counts
+                                .lock()
+                                .unwrap_or_else(|e| e.into_inner())
+                                .push(found.expanded as f64);
+                            pb.inc(1);
+                        }
+                    })
+                })
+                .collect();
+            for w in workers {
+                w.join().unwrap_or_else(|p| std::panic::resume_unwind(p))?;
+            }
+            Ok(())
+        })?;
+        pb.finish_and_clear();
+        let mut counts = counts.into_inner().unwrap_or_else(|e| e.into_inner());
+        counts.sort_by(f64::total_cmp);
+        let mean = counts.iter().sum::<f64>() / counts.len().max(1) as f64;
+        println!(
+            "{:<30} {:>12.2} {:>10} {:>10}   {}",
+            name,
+            mean,
+            super::input::median(&counts),
+            counts.last().copied().unwrap_or(0.0),
+            paper(w).map_or("-".to_string(), |p| format!("{p:.2}"))
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct T {
+        #[command(flatten)]
+        a: AgentsArgs,
+    }
+
+    fn args(extra: &[&str]) -> AgentsArgs {
+        T::parse_from(std::iter::once("t").chain(extra.iter().copied())).a
+    }
+
+    #[test]
+    fn agents_are_written_with_or_without_a_budget() {
+        let a = args(&["--iterations", "500", "--playouts", "20"]);
+        let w = Weights::default();
+        assert_eq!(parse_agent("mcts", &a, w).unwrap(), AgentSpec::Mcts(500, w));
+        assert_eq!(
+            parse_agent("mcts:300", &a, w).unwrap(),
+            AgentSpec::Mcts(300, w)
+        );
+        assert_eq!(
+            parse_agent("mcts-plain:30", &a, w).unwrap(),
+            AgentSpec::MctsPlain(30, w)
+        );
+        assert_eq!(
+            parse_agent("flat-mc", &a, w).unwrap(),
+            AgentSpec::FlatMonteCarlo(20)
+        );
+        assert_eq!(parse_agent("greedy", &a, w).unwrap(), AgentSpec::Greedy(w));
+        assert_eq!(parse_agent("random", &a, w).unwrap(), AgentSpec::Random);
+        let err = |t: &str| parse_agent(t, &a, w).unwrap_err().to_string();
+        assert!(err("mcts:0").contains("whole number ≥ 1"));
+        assert!(err("mcts:x").contains("whole number ≥ 1"));
+        assert!(err("greedy:5").contains("takes no budget"));
+        assert!(err("uct").contains("unknown agent 'uct'"));
+    }
+}

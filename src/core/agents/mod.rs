@@ -1,0 +1,465 @@
+//! Players: agents that choose moves, for the difficulty a careless or a
+//! strong player meets (seeds 000, 003 and 004). Pure: no I/O, no UI types.
+//!
+//! Every agent sits behind [`Agent`]: given a position, a seeded generator
+//! and the budget it was built with, it chooses a legal move. [`Random`] is
+//! seed 004's monkey; [`Greedy`] maximises seed 000's heuristic
+//! ([`Weights`]); [`FlatMonteCarlo`] is seed 003's; [`Mcts`] is seed 000's
+//! player. [`search`] holds the heuristic best-first solver of seed 000's
+//! Table 1 and [`stats`] the intervals and tests the experiments report.
+
+mod mcts;
+pub mod search;
+pub mod stats;
+
+pub use mcts::Mcts;
+
+use crate::engine::board::{Board, Layout, MoveList};
+use crate::engine::solver::classify;
+use crate::engine::state::{MAX_CELLS, Move, State};
+use rand::rngs::Xoshiro256PlusPlus;
+use rand::{RngExt, SeedableRng};
+use serde::{Deserialize, Serialize};
+
+/// The generator every agent draws from: small, fast and the same on every
+/// machine, so a seed names a game.
+pub type Rng = Xoshiro256PlusPlus;
+
+/// A generator for one game, from an experiment's seed, a deal and a game
+/// number: the same game whatever thread plays it.
+pub fn game_rng(seed: u64, deal: u64, game: u64) -> Rng {
+    let mut x = seed ^ deal.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ game.rotate_left(32);
+    // splitmix64, so nearby inputs give unrelated streams.
+    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    Rng::seed_from_u64(x ^ (x >> 31))
+}
+
+/// A position in play: the board (tops in cells) and the stack sizes, which
+/// the score needs and the rules do not.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Position {
+    /// The tops in their cells.
+    pub board: Board,
+    sizes: [u8; MAX_CELLS],
+}
+
+impl Position {
+    /// The layout of a state and the position it stands for.
+    pub fn new(state: &State) -> (Layout, Position) {
+        let (layout, board) = Layout::new(state);
+        let mut sizes = [0u8; MAX_CELLS];
+        for (cell, size) in sizes.iter_mut().enumerate().take(state.grid().cells()) {
+            *size = state.size(cell) as u8;
+        }
+        (layout, Position { board, sizes })
+    }
+
+    /// Score: the sum of the squared stack sizes (seed 000).
+    pub fn score(&self) -> u32 {
+        self.sizes.iter().map(|&s| (s as u32).pow(2)).sum()
+    }
+
+    /// Stacks left.
+    pub fn stacks(&self) -> u32 {
+        self.board.stacks()
+    }
+
+    /// Won: one stack left (or none, for an empty puzzle).
+    pub fn is_won(&self) -> bool {
+        self.stacks() <= 1
+    }
+
+    /// The position after a legal move.
+    pub fn apply(&self, mv: Move) -> Position {
+        let mut sizes = self.sizes;
+        sizes[mv.to as usize] += sizes[mv.from as usize];
+        sizes[mv.from as usize] = 0;
+        Position {
+            board: self.board.apply(mv),
+            sizes,
+        }
+    }
+
+    /// Whether a cheap class (stranded cards, a separated flock) proves the
+    /// position unsolvable.
+    pub fn is_proven_lost(&self, lay: &Layout) -> bool {
+        classify(lay, &self.board).is_some()
+    }
+}
+
+/// The weights of seed 000's heuristic, h = score · Σ size² + moves · (legal
+/// moves). Higher is better. A vector, so that a genetic algorithm can tune it.
+#[derive(Copy, Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Weights {
+    /// Weight of the score (the sum of the squared stack sizes).
+    pub score: f64,
+    /// Weight of the number of legal moves.
+    pub moves: f64,
+}
+
+impl Default for Weights {
+    /// Seed 000's tuned weights: 1.0 and 2.5.
+    fn default() -> Self {
+        Weights {
+            score: 1.0,
+            moves: 2.5,
+        }
+    }
+}
+
+impl Weights {
+    /// The heuristic value of a position.
+    #[inline]
+    pub fn value(&self, lay: &Layout, pos: &Position) -> f64 {
+        self.score * pos.score() as f64 + self.moves * pos.board.mobility(lay) as f64
+    }
+
+    /// Weights from TOML (`score = 1.0`, `moves = 2.5`); the error gives the
+    /// line and column of a mistake.
+    pub fn from_toml(text: &str) -> Result<Weights, toml::de::Error> {
+        toml::from_str(text)
+    }
+
+    /// The weights as TOML, as [`Weights::from_toml`] reads them.
+    pub fn to_toml(&self) -> String {
+        format!("score = {:?}\nmoves = {:?}\n", self.score, self.moves)
+    }
+
+    /// The weights as a vector, in a fixed order (score, moves).
+    pub fn to_vec(self) -> Vec<f64> {
+        vec![self.score, self.moves]
+    }
+
+    /// Weights from a vector in [`Weights::to_vec`]'s order (missing ones 0).
+    pub fn from_slice(w: &[f64]) -> Weights {
+        Weights {
+            score: w.first().copied().unwrap_or(0.0),
+            moves: w.get(1).copied().unwrap_or(0.0),
+        }
+    }
+}
+
+/// What an agent thought of one legal move when it chose (for the app).
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct Estimate {
+    /// The move.
+    pub mv: Move,
+    /// Playouts or tree visits behind the figure.
+    pub visits: u32,
+    /// Wins among them.
+    pub wins: u32,
+}
+
+/// A player: chooses a legal move in a position.
+pub trait Agent {
+    /// A short name with the budget, as reports print it (`mcts:300`).
+    fn name(&self) -> String;
+
+    /// A legal move of `pos`, or `None` when it has none. The budget is the
+    /// agent's own; `rng` is the only source of chance.
+    fn choose(&mut self, lay: &Layout, pos: &Position, rng: &mut Rng) -> Option<Move>;
+
+    /// What the agent thought of each legal move at its last choice (empty
+    /// for agents that do not estimate).
+    fn estimates(&self) -> &[Estimate] {
+        &[]
+    }
+}
+
+/// A finished game.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Played {
+    /// The moves made, in order.
+    pub moves: Vec<Move>,
+    /// Whether it ended with one stack.
+    pub won: bool,
+}
+
+/// Plays `agent` from `start` until it wins or has no move. A game is at
+/// most n − 1 moves, since each move removes a stack.
+pub fn play(agent: &mut dyn Agent, start: &State, rng: &mut Rng) -> Played {
+    let (lay, mut pos) = Position::new(start);
+    let mut moves = Vec::new();
+    while !pos.is_won() {
+        let Some(mv) = agent.choose(&lay, &pos, rng) else {
+            break;
+        };
+        pos = pos.apply(mv);
+        moves.push(mv);
+    }
+    Played {
+        won: pos.is_won(),
+        moves,
+    }
+}
+
+/// The legal moves of a position.
+fn moves_of(lay: &Layout, pos: &Position) -> MoveList {
+    let mut list = MoveList::default();
+    pos.board.moves(lay, &mut list);
+    list
+}
+
+/// Seed 004's monkey: a uniformly random legal move, never taken back.
+#[derive(Clone, Debug, Default)]
+pub struct Random;
+
+impl Agent for Random {
+    fn name(&self) -> String {
+        "random".into()
+    }
+
+    fn choose(&mut self, lay: &Layout, pos: &Position, rng: &mut Rng) -> Option<Move> {
+        let list = moves_of(lay, pos);
+        let moves = list.as_slice();
+        (!moves.is_empty()).then(|| moves[rng.random_range(0..moves.len())])
+    }
+}
+
+/// Plays random moves from `pos` to the end: whether it wins.
+pub fn random_playout(lay: &Layout, pos: &Position, rng: &mut Rng) -> bool {
+    let mut board = pos.board;
+    let mut list = MoveList::default();
+    while board.stacks() > 1 {
+        board.moves(lay, &mut list);
+        let moves = list.as_slice();
+        if moves.is_empty() {
+            return false;
+        }
+        board = board.apply(moves[rng.random_range(0..moves.len())]);
+    }
+    true
+}
+
+/// The move whose result the heuristic values most; ties go to the first
+/// in (from, to) order, so the agent is deterministic.
+pub fn best_by(lay: &Layout, pos: &Position, weights: &Weights, moves: &[Move]) -> Option<Move> {
+    let mut best: Option<(f64, Move)> = None;
+    for &mv in moves {
+        let v = weights.value(lay, &pos.apply(mv));
+        if best.is_none_or(|(b, _)| v > b) {
+            best = Some((v, mv));
+        }
+    }
+    best.map(|(_, mv)| mv)
+}
+
+/// Seed 000's greedy player: the move to the position of highest heuristic
+/// value.
+#[derive(Clone, Debug, Default)]
+pub struct Greedy {
+    /// The heuristic's weights.
+    pub weights: Weights,
+}
+
+impl Agent for Greedy {
+    fn name(&self) -> String {
+        "greedy".into()
+    }
+
+    fn choose(&mut self, lay: &Layout, pos: &Position, _rng: &mut Rng) -> Option<Move> {
+        best_by(lay, pos, &self.weights, moves_of(lay, pos).as_slice())
+    }
+}
+
+/// Seed 003's flat Monte Carlo: `playouts` random playouts after each legal
+/// move; the move with the most wins (the first on a tie).
+#[derive(Clone, Debug)]
+pub struct FlatMonteCarlo {
+    /// Random playouts per legal move.
+    pub playouts: u32,
+    estimates: Vec<Estimate>,
+}
+
+impl FlatMonteCarlo {
+    /// Flat Monte Carlo with `playouts` per legal move.
+    pub fn new(playouts: u32) -> FlatMonteCarlo {
+        FlatMonteCarlo {
+            playouts,
+            estimates: Vec::new(),
+        }
+    }
+}
+
+impl Agent for FlatMonteCarlo {
+    fn name(&self) -> String {
+        format!("flat-mc:{}", self.playouts)
+    }
+
+    fn choose(&mut self, lay: &Layout, pos: &Position, rng: &mut Rng) -> Option<Move> {
+        self.estimates.clear();
+        for &mv in moves_of(lay, pos).as_slice() {
+            let child = pos.apply(mv);
+            let wins = (0..self.playouts)
+                .filter(|_| random_playout(lay, &child, rng))
+                .count() as u32;
+            self.estimates.push(Estimate {
+                mv,
+                visits: self.playouts,
+                wins,
+            });
+        }
+        let mut best: Option<&Estimate> = None;
+        for e in &self.estimates {
+            if best.is_none_or(|b| e.wins > b.wins) {
+                best = Some(e);
+            }
+        }
+        best.map(|e| e.mv)
+    }
+
+    fn estimates(&self) -> &[Estimate] {
+        &self.estimates
+    }
+}
+
+/// Which agent, with its budget: what the command line and the app choose.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AgentSpec {
+    /// [`Random`].
+    Random,
+    /// [`Greedy`] with these weights.
+    Greedy(Weights),
+    /// [`FlatMonteCarlo`] with this many playouts per move.
+    FlatMonteCarlo(u32),
+    /// [`Mcts`] with this many iterations per move and playout weights,
+    /// keeping a winning line once found.
+    Mcts(u32, Weights),
+    /// [`Mcts::plain`]: a fresh search at every move.
+    MctsPlain(u32, Weights),
+}
+
+impl AgentSpec {
+    /// The agent.
+    pub fn build(&self) -> Box<dyn Agent + Send> {
+        match *self {
+            AgentSpec::Random => Box::new(Random),
+            AgentSpec::Greedy(weights) => Box::new(Greedy { weights }),
+            AgentSpec::FlatMonteCarlo(n) => Box::new(FlatMonteCarlo::new(n)),
+            AgentSpec::Mcts(n, weights) => Box::new(Mcts::new(n, weights)),
+            AgentSpec::MctsPlain(n, weights) => Box::new(Mcts::plain(n, weights)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::deal::deal;
+    use crate::engine::notation::parse_state;
+    use crate::engine::solver::solve;
+
+    /// Replays a game with the rules' own checks: every move legal.
+    fn replays(start: &State, played: &Played) -> State {
+        start.replay(&played.moves).expect("every move is legal")
+    }
+
+    fn agents() -> Vec<AgentSpec> {
+        vec![
+            AgentSpec::Random,
+            AgentSpec::Greedy(Weights::default()),
+            AgentSpec::FlatMonteCarlo(5),
+            AgentSpec::Mcts(30, Weights::default()),
+            AgentSpec::MctsPlain(30, Weights::default()),
+        ]
+    }
+
+    #[test]
+    fn agents_make_only_legal_moves_and_a_seed_names_the_game() {
+        for spec in agents() {
+            for d in 0..4 {
+                let start = deal(d);
+                let a = play(&mut *spec.build(), &start, &mut game_rng(7, d as u64, 0));
+                let b = play(&mut *spec.build(), &start, &mut game_rng(7, d as u64, 0));
+                assert_eq!(a, b, "{spec:?} on deal {d}");
+                let end = replays(&start, &a);
+                assert_eq!(a.won, end.is_solved(), "{spec:?} on deal {d}");
+                // A game stops only when won or stuck.
+                assert!(a.won || end.legal_moves().is_empty());
+                assert!(a.moves.len() < 16);
+            }
+        }
+    }
+
+    #[test]
+    fn weights_read_back_and_name_their_mistakes() {
+        let w = Weights {
+            score: 0.75,
+            moves: 3.0,
+        };
+        assert_eq!(Weights::from_toml(&w.to_toml()).unwrap(), w);
+        let err = Weights::from_toml("score = 1.0\nmovse = 2.5\n").unwrap_err();
+        assert!(err.to_string().contains("line 2"), "{err}");
+        assert!(
+            Weights::from_toml("score = 1.0\n").is_err(),
+            "moves is needed"
+        );
+    }
+
+    #[test]
+    fn random_games_differ_with_the_seed() {
+        let start = deal(0);
+        let games: std::collections::HashSet<Vec<Move>> = (0..20)
+            .map(|g| play(&mut Random, &start, &mut game_rng(1, 0, g)).moves)
+            .collect();
+        assert!(games.len() > 10, "{} distinct games of 20", games.len());
+    }
+
+    #[test]
+    fn greedy_takes_the_highest_heuristic_value() {
+        let start = deal(1);
+        let (lay, pos) = Position::new(&start);
+        let w = Weights::default();
+        let mv = Greedy { weights: w }
+            .choose(&lay, &pos, &mut game_rng(0, 0, 0))
+            .unwrap();
+        // Independently: the State's own moves, score and move count.
+        let value = |s: &State| s.score() as f64 + 2.5 * s.legal_moves().len() as f64;
+        let best = start
+            .legal_moves()
+            .into_iter()
+            .map(|m| value(&start.apply(m).unwrap()))
+            .fold(f64::MIN, f64::max);
+        assert_eq!(value(&start.apply(mv).unwrap()), best);
+    }
+
+    #[test]
+    fn agents_never_win_an_unsolvable_deal() {
+        // Deal 10 is one of the 24 unsolvable deals in 0..9999.
+        let start = deal(10);
+        assert!(!solve(&start).unwrap().is_solvable());
+        for spec in agents() {
+            for g in 0..3 {
+                let p = play(&mut *spec.build(), &start, &mut game_rng(3, 10, g));
+                assert!(!p.won, "{spec:?}");
+                replays(&start, &p);
+            }
+        }
+    }
+
+    #[test]
+    fn a_random_playout_wins_where_every_line_wins() {
+        // Two cards that flock in one row: the only move wins.
+        let s = parse_state("AH2H", Some(crate::Grid::new(1, 2).unwrap())).unwrap();
+        let (lay, pos) = Position::new(&s);
+        assert!((0..10).all(|g| random_playout(&lay, &pos, &mut game_rng(0, 0, g))));
+        let stuck = parse_state("AH5S", Some(crate::Grid::new(1, 2).unwrap())).unwrap();
+        let (lay, pos) = Position::new(&stuck);
+        assert!(!random_playout(&lay, &pos, &mut game_rng(0, 0, 0)));
+    }
+
+    #[test]
+    fn flat_monte_carlo_counts_its_playouts() {
+        let start = deal(2);
+        let (lay, pos) = Position::new(&start);
+        let mut agent = FlatMonteCarlo::new(7);
+        let mv = agent.choose(&lay, &pos, &mut game_rng(0, 2, 0)).unwrap();
+        let est = agent.estimates();
+        assert_eq!(est.len(), start.legal_moves().len());
+        assert!(est.iter().all(|e| e.visits == 7 && e.wins <= 7));
+        let most = est.iter().map(|e| e.wins).max().unwrap();
+        assert_eq!(est.iter().find(|e| e.mv == mv).unwrap().wins, most);
+    }
+}
