@@ -19,6 +19,7 @@
 
 use super::{Agent, Estimate, Position, Rng, Weights, best_by, moves_of};
 use crate::engine::board::{Layout, MoveList};
+use crate::engine::card::Card;
 use crate::engine::state::Move;
 use rand::RngExt;
 
@@ -47,8 +48,9 @@ pub struct Mcts {
     pub keeps_wins: bool,
     nodes: Vec<Node>,
     estimates: Vec<Estimate>,
-    /// A winning line found, and the position it starts from.
-    plan: Option<(Position, Vec<Move>)>,
+    /// A winning line found, and the position it starts from (with the
+    /// layout's cards, since a position names cards by their index there).
+    plan: Option<(Vec<Card>, Position, Vec<Move>)>,
 }
 
 impl Mcts {
@@ -232,11 +234,12 @@ impl Agent for Mcts {
 
     fn choose(&mut self, lay: &Layout, pos: &Position, rng: &mut Rng) -> Option<Move> {
         self.estimates.clear();
-        if let Some((from, line)) = self.plan.take()
+        if let Some((cards, from, line)) = self.plan.take()
             && from == *pos
+            && cards == lay.cards()
             && let Some((&mv, rest)) = line.split_first()
         {
-            self.plan = Some((pos.apply(mv), rest.to_vec()));
+            self.plan = Some((cards, pos.apply(mv), rest.to_vec()));
             return Some(mv);
         }
         if let Some(mv) = lookahead(lay, pos) {
@@ -283,7 +286,7 @@ impl Agent for Mcts {
         if let Some(line) = found.filter(|_| self.keeps_wins)
             && let Some((&mv, rest)) = line.split_first()
         {
-            self.plan = Some((pos.apply(mv), rest.to_vec()));
+            self.plan = Some((lay.cards().to_vec(), pos.apply(mv), rest.to_vec()));
             return Some(mv);
         }
         // The most visited child; on a tie, the better mean.
