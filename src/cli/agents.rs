@@ -8,7 +8,7 @@ use boaf_core::agents::stats::{mcnemar_exact, wilson};
 use boaf_core::agents::{AgentSpec, Weights, game_rng, play};
 use boaf_core::engine::deal::deal;
 use boaf_core::engine::limits::Limits;
-use boaf_core::engine::solver::Solver;
+use boaf_core::engine::solver::solve;
 use boaf_core::format;
 use clap::Args;
 use serde::Serialize;
@@ -165,66 +165,30 @@ pub fn agents(args: AgentsArgs) -> Result<ExitCode> {
     let threads = args.threads.unwrap_or_else(all_cores).max(1);
     let wall = Instant::now();
     let (start, end) = args.deals;
-    let deals: Vec<i64> = (start..end).collect();
-    let verdicts = solvable_deals(&deals, threads)?;
-    let solvable: Vec<i64> = deals
-        .iter()
-        .zip(&verdicts)
-        .filter(|(_, s)| **s)
-        .map(|(d, _)| *d)
-        .collect();
-    let skipped: Vec<i64> = deals
-        .iter()
-        .zip(&verdicts)
-        .filter(|(_, s)| !**s)
-        .map(|(d, _)| *d)
-        .collect();
-    let units = solvable.len() * args.games as usize;
-    let next = AtomicUsize::new(0);
-    let outcomes: Mutex<Vec<(usize, Outcome)>> = Mutex::new(Vec::with_capacity(units));
-    let pb = bar(units as u64, "games");
-    std::thread::scope(|s| {
-        for _ in 0..threads {
-            s.spawn(|| {
-                let mut agents: Vec<_> = specs.iter().map(|s| s.build()).collect();
-                let mut mine = Vec::new();
-                loop {
-                    let u = next.fetch_add(1, Ordering::Relaxed);
-                    if u >= units {
-                        break;
-                    }
-                    let d = solvable[u / args.games as usize];
-                    let g = (u % args.games as usize) as u64;
-                    let start = deal(d as i32);
-                    let outcome = agents
-                        .iter_mut()
-                        .map(|agent| {
-                            let mut rng = game_rng(args.seed, d as u64, g);
-                            let t = Instant::now();
-                            let p = play(&mut **agent, &start, &mut rng);
-                            (p.won, p.moves.len(), t.elapsed())
-                        })
-                        .collect();
-                    mine.push((u, outcome));
-                    pb.inc(1);
-                }
-                outcomes
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .extend(mine);
-            });
-        }
-    });
-    pb.finish_and_clear();
-    let outcomes = outcomes.into_inner().unwrap_or_else(|e| e.into_inner());
+    let (solvable, skipped) = split_deals(args.deals, threads)?;
+    let games = args.games as usize;
+    // Every agent plays each game from the same seed.
+    let outcomes: Vec<Outcome> = parallel_map(solvable.len() * games, threads, "games", |u| {
+        let (d, g) = (solvable[u / games], (u % games) as u64);
+        let start = deal(d as i32);
+        Ok(specs
+            .iter()
+            .map(|spec| {
+                let mut rng = game_rng(args.seed, d as u64, g);
+                let t = Instant::now();
+                let p = play(&mut *spec.build(), &start, &mut rng);
+                (p.won, p.moves.len(), t.elapsed())
+            })
+            .collect())
+    })?;
     let reports: Vec<AgentReport> = specs
         .iter()
         .enumerate()
         .map(|(i, spec)| {
             let games = outcomes.len() as u64;
-            let wins = outcomes.iter().filter(|(_, o)| o[i].0).count() as u64;
-            let moves: usize = outcomes.iter().map(|(_, o)| o[i].1).sum();
-            let time: Duration = outcomes.iter().map(|(_, o)| o[i].2).sum();
+            let wins = outcomes.iter().filter(|o| o[i].0).count() as u64;
+            let moves: usize = outcomes.iter().map(|o| o[i].1).sum();
+            let time: Duration = outcomes.iter().map(|o| o[i].2).sum();
             let (lo, hi) = wilson(wins, games, 0.95);
             AgentReport {
                 agent: spec.build().name(),
@@ -244,7 +208,7 @@ pub fn agents(args: AgentsArgs) -> Result<ExitCode> {
         .collect();
     let compare = (specs.len() == 2).then(|| {
         let only =
-            |a: usize, b: usize| outcomes.iter().filter(|(_, o)| o[a].0 && !o[b].0).count() as u64;
+            |a: usize, b: usize| outcomes.iter().filter(|o| o[a].0 && !o[b].0).count() as u64;
         let (only_first, only_second) = (only(0, 1), only(1, 0));
         Comparison {
             test: "McNemar exact (paired by deal and game seed), two-sided",
@@ -314,24 +278,30 @@ fn print_agents(out: &mut impl Write, r: &AgentsReport) -> Result<()> {
     Ok(())
 }
 
-/// Which deals are solvable, by the exact solver on `threads` threads.
-fn solvable_deals(deals: &[i64], threads: usize) -> Result<Vec<bool>> {
+/// `f` of every index below `count`, on `threads` threads, in index order,
+/// with a progress bar named `what`; the first error stops the rest.
+fn parallel_map<T: Send>(
+    count: usize,
+    threads: usize,
+    what: &str,
+    f: impl Fn(usize) -> Result<T> + Sync,
+) -> Result<Vec<T>> {
     let next = AtomicUsize::new(0);
-    let found = Mutex::new(vec![false; deals.len()]);
-    let pb = bar(deals.len() as u64, "solving the deals");
+    let done = Mutex::new(Vec::with_capacity(count));
+    let pb = bar(count as u64, what);
     std::thread::scope(|s| -> Result<()> {
-        let workers: Vec<_> = (0..threads)
+        let workers: Vec<_> = (0..threads.max(1))
             .map(|_| {
                 s.spawn(|| -> Result<()> {
-                    let mut solver = Solver::new(Limits::default());
                     loop {
                         let i = next.fetch_add(1, Ordering::Relaxed);
-                        if i >= deals.len() {
+                        if i >= count {
                             return Ok(());
                         }
-                        let ok = solver.solve(&deal(deals[i] as i32))?.is_solvable();
-                        solver.clear();
-                        found.lock().unwrap_or_else(|e| e.into_inner())[i] = ok;
+                        let item = f(i)?;
+                        done.lock()
+                            .unwrap_or_else(|e| e.into_inner())
+                            .push((i, item));
                         pb.inc(1);
                     }
                 })
@@ -343,7 +313,19 @@ fn solvable_deals(deals: &[i64], threads: usize) -> Result<Vec<bool>> {
         Ok(())
     })?;
     pb.finish_and_clear();
-    Ok(found.into_inner().unwrap_or_else(|e| e.into_inner()))
+    let mut done = done.into_inner().unwrap_or_else(|e| e.into_inner());
+    done.sort_unstable_by_key(|(i, _)| *i);
+    Ok(done.into_iter().map(|(_, item)| item).collect())
+}
+
+/// The deals of `start..end` split by the exact solver into the solvable
+/// and the unsolvable ones.
+fn split_deals((start, end): (i64, i64), threads: usize) -> Result<(Vec<i64>, Vec<i64>)> {
+    let deals: Vec<i64> = (start..end).collect();
+    let solvable = parallel_map(deals.len(), threads, "solving the deals", |i| {
+        Ok(solve(&deal(deals[i] as i32))?.is_solvable())
+    })?;
+    Ok(deals.iter().partition(|&&d| solvable[(d - start) as usize]))
 }
 
 /// Arguments of `boaf bench best-first`.
@@ -365,14 +347,7 @@ pub struct BestFirstArgs {
 pub fn bench_best_first(args: BestFirstArgs) -> Result<ExitCode> {
     let threads = args.threads.unwrap_or_else(all_cores).max(1);
     let (start, end) = args.deals;
-    let deals: Vec<i64> = (start..end).collect();
-    let verdicts = solvable_deals(&deals, threads)?;
-    let solvable: Vec<i64> = deals
-        .iter()
-        .zip(&verdicts)
-        .filter(|(_, s)| **s)
-        .map(|(d, _)| *d)
-        .collect();
+    let (solvable, skipped) = split_deals(args.deals, threads)?;
     let mut orders: Vec<(String, Order, Option<f64>)> = args
         .moves_weights
         .iter()
@@ -391,7 +366,7 @@ pub fn bench_best_first(args: BestFirstArgs) -> Result<ExitCode> {
     println!(
         "deals {start}..{end}: {} solvable ({} skipped as unsolvable); a node is expanded when its children are generated (the start counts, the goal does not; boards seen before are not added)",
         solvable.len(),
-        deals.len() - solvable.len()
+        skipped.len()
     );
     println!(
         "{:<30} {:>12} {:>10} {:>10}   paper",
@@ -412,39 +387,13 @@ pub fn bench_best_first(args: BestFirstArgs) -> Result<ExitCode> {
         .map(|p| p.1),
     };
     for (name, order, w) in orders {
-        let next = AtomicUsize::new(0);
-        let counts = Mutex::new(Vec::with_capacity(solvable.len()));
-        let pb = bar(solvable.len() as u64, &name);
-        std::thread::scope(|s| -> Result<()> {
-            let workers: Vec<_> = (0..threads)
-                .map(|_| {
-                    s.spawn(|| -> Result<()> {
-                        loop {
-                            let i = next.fetch_add(1, Ordering::Relaxed);
-                            if i >= solvable.len() {
-                                return Ok(());
-                            }
-                            let found =
-                                search(&deal(solvable[i] as i32), order, &Limits::default())?;
-                            if found.solution.is_none() {
-                                bail!("deal {}: the search found no solution", solvable[i]);
-                            }
-                            counts
-                                .lock()
-                                .unwrap_or_else(|e| e.into_inner())
-                                .push(found.expanded as f64);
-                            pb.inc(1);
-                        }
-                    })
-                })
-                .collect();
-            for w in workers {
-                w.join().unwrap_or_else(|p| std::panic::resume_unwind(p))?;
+        let mut counts = parallel_map(solvable.len(), threads, &name, |i| {
+            let found = search(&deal(solvable[i] as i32), order, &Limits::default())?;
+            match found.solution {
+                Some(_) => Ok(found.expanded as f64),
+                None => bail!("deal {}: the search found no solution", solvable[i]),
             }
-            Ok(())
         })?;
-        pb.finish_and_clear();
-        let mut counts = counts.into_inner().unwrap_or_else(|e| e.into_inner());
         counts.sort_by(f64::total_cmp);
         let mean = counts.iter().sum::<f64>() / counts.len().max(1) as f64;
         println!(

@@ -11,7 +11,7 @@ use super::{Position, Weights, moves_of};
 use crate::engine::limits::{Limits, SearchError};
 use crate::engine::state::{Move, State};
 use std::cmp::Ordering;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::{BinaryHeap, HashSet};
 
 /// What a search found and what it cost.
 #[derive(Clone, Debug, PartialEq)]
@@ -64,8 +64,8 @@ pub fn search(start: &State, order: Order, limits: &Limits) -> Result<Searched, 
     let (lay, pos) = Position::new(start);
     // Every node added: its position, parent and the move from it.
     let mut nodes: Vec<(Position, usize, Option<Move>)> = vec![(pos, usize::MAX, None)];
-    let mut seen: HashMap<u128, ()> = HashMap::new();
-    seen.insert(pos.board.pack(), ());
+    let mut seen: HashSet<u128> = HashSet::new();
+    seen.insert(pos.board.pack());
     let mut heap = BinaryHeap::new();
     let mut stack = Vec::new();
     let value = |p: &Position| match order {
@@ -119,7 +119,7 @@ pub fn search(start: &State, order: Order, limits: &Limits) -> Result<Searched, 
         };
         for mv in ordered {
             let child = pos.apply(mv);
-            if seen.insert(child.board.pack(), ()).is_some() {
+            if !seen.insert(child.board.pack()) {
                 continue;
             }
             nodes.push((child, i, Some(mv)));
