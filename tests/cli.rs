@@ -758,3 +758,85 @@ fn best_first_bench_counts_nodes_next_to_the_paper() {
             .any(|l| l.starts_with("depth-first") && l.trim_end().ends_with("5274.23"))
     );
 }
+
+#[test]
+fn tune_saves_weights_that_beat_a_bad_start_and_that_agents_read() {
+    let dir = TempDir::new("tune");
+    let bad = dir.join("bad.toml");
+    // Greedy that seeks positions with few moves wins no deal of 0..60.
+    std::fs::write(&bad, "score = 1.0\nmoves = -3.0\n").unwrap();
+    let out_path = dir.join("tuned.toml");
+    let args = [
+        "tune",
+        "--train",
+        "0..60",
+        "--test",
+        "60..160",
+        "--population",
+        "8",
+        "--generations",
+        "4",
+        "--step",
+        "1",
+        "--start",
+        bad.to_str().unwrap(),
+        "--out",
+        out_path.to_str().unwrap(),
+        "--threads",
+        "2",
+        "--json",
+    ];
+    let out = boaf(&args, "");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["history"].as_array().unwrap().len(), 4);
+    let tuned = &v["tuned"];
+    assert!(v["test"].as_str().unwrap().starts_with("McNemar exact"));
+    let p = v["p_value"].as_f64().unwrap();
+    assert!((0.0..=1.0).contains(&p));
+    // The saved file holds the reported weights, and `agents` plays them:
+    // its greedy win rate on the held-out deals is the one reported.
+    let saved = std::fs::read_to_string(&out_path).unwrap();
+    assert!(saved.contains(&format!(
+        "moves = {:?}",
+        tuned["weights"]["moves"].as_f64().unwrap()
+    )));
+    let played = boaf(
+        &[
+            "agents",
+            "--agent",
+            "greedy",
+            "--weights",
+            out_path.to_str().unwrap(),
+            "--deals",
+            "60..160",
+            "--json",
+        ],
+        "",
+    );
+    assert!(played.status.success(), "{}", text(&played.stderr));
+    let a: serde_json::Value = serde_json::from_slice(&played.stdout).unwrap();
+    assert_eq!(a["agents"][0]["win_rate"], tuned["test_win_rate"]);
+    assert_eq!(a["solvable_deals"], v["test_deals"]);
+    // The bad start wins no training deal; the tuned weights win some.
+    let start = boaf(
+        &[
+            "agents",
+            "--agent",
+            "greedy",
+            "--weights",
+            bad.to_str().unwrap(),
+            "--deals",
+            "0..60",
+            "--json",
+        ],
+        "",
+    );
+    let s: serde_json::Value = serde_json::from_slice(&start.stdout).unwrap();
+    assert_eq!(s["agents"][0]["wins"], 0);
+    assert!(tuned["train_win_rate"].as_f64().unwrap() > 0.0);
+    // Bad settings are refused with a reason.
+    let out = boaf(&["tune", "--population", "1"], "");
+    assert!(!out.status.success());
+    assert!(text(&out.stderr).contains("--population must be at least 2"));
+}

@@ -320,7 +320,10 @@ fn parallel_map<T: Send>(
 
 /// The deals of `start..end` split by the exact solver into the solvable
 /// and the unsolvable ones.
-fn split_deals((start, end): (i64, i64), threads: usize) -> Result<(Vec<i64>, Vec<i64>)> {
+pub(super) fn split_deals(
+    (start, end): (i64, i64),
+    threads: usize,
+) -> Result<(Vec<i64>, Vec<i64>)> {
     let deals: Vec<i64> = (start..end).collect();
     let solvable = parallel_map(deals.len(), threads, "solving the deals", |i| {
         Ok(solve(&deal(deals[i] as i32))?.is_solvable())
@@ -357,6 +360,7 @@ pub fn bench_best_first(args: BestFirstArgs) -> Result<ExitCode> {
                 Order::BestFirst(Weights {
                     score: 1.0,
                     moves: w,
+                    lost: 0.0,
                 }),
                 Some(w),
             )

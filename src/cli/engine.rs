@@ -2,6 +2,7 @@
 
 use super::input::{Bytes, StateInput, all_cores, bar, explain, median, range_arg, read_state};
 use anyhow::{Context, Result};
+use boaf_core::agents::difficulty::{Plays, add_difficulty};
 use boaf_core::engine::analysis::{AnalysisOptions, Depth, DepthCount, Progress};
 use boaf_core::engine::deal::{deal, deal_on};
 use boaf_core::engine::features::{Features, features};
@@ -53,6 +54,11 @@ pub struct AnalyzeArgs {
     input: StateInput,
     #[command(flatten)]
     run: AnalysisRun,
+    /// Also let agents play it for the difficulty features: the share of
+    /// 10 000 random playouts that win, whether greedy wins, and the
+    /// smallest MCTS budget that wins 4 of 5 games (up to a second)
+    #[arg(long)]
+    difficulty: bool,
     /// Print JSON
     #[arg(long)]
     json: bool,
@@ -303,7 +309,11 @@ pub fn analyze(args: AnalyzeArgs) -> Result<ExitCode> {
         limits: Limits::with_cap(args.run.memory_cap.0),
         progress: Some(hook),
     };
-    let (features, analysis) = features(&state, &opts)?;
+    let (mut features, analysis) = features(&state, &opts)?;
+    if args.difficulty {
+        pb.set_message("agents playing");
+        add_difficulty(&mut features, &state, Plays::ALL, &opts.limits)?;
+    }
     pb.finish_and_clear();
     let seconds = started.elapsed().as_secs_f64();
     if args.json {
@@ -365,7 +375,13 @@ fn print_analysis(state: &State, depths: &[DepthCount], f: &Features, halfway: u
     );
     println!("midgame tension: {}\n\nfeatures", number(f.midgame_tension));
     for name in Features::NAMES.iter() {
-        println!("  {name:<20} {}", number(f.value(name)));
+        let value = match f.value(name) {
+            None if Features::DIFFICULTY.contains(name) && f.greedy_wins.is_none() => {
+                "(--difficulty)".to_string()
+            }
+            v => number(v),
+        };
+        println!("  {name:<20} {value}");
     }
 }
 

@@ -106,6 +106,11 @@ pub struct GenerateArgs {
     /// Memory each worker's analyses may use, e.g. 2G
     #[arg(long, default_value_t = Bytes(WORKER_CAP))]
     memory_cap: Bytes,
+    /// Skip the difficulty features of each finished puzzle (agents play
+    /// it: playout_win_rate, greedy_wins, mcts_budget; up to a second
+    /// each). An energy that reads them still gets them
+    #[arg(long)]
+    no_difficulty: bool,
 }
 
 /// Arguments of `boaf puzzles`.
@@ -206,6 +211,7 @@ pub fn generate(args: GenerateArgs) -> Result<ExitCode> {
         warmup: args
             .warmup
             .unwrap_or_else(|| SearchParams::for_cards(args.n).warmup),
+        difficulty: !args.no_difficulty,
     };
     params.check(args.n).map_err(|m| anyhow!(m))?;
     let seed = args.seed.unwrap_or_else(clock_seed);

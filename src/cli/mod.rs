@@ -1,7 +1,8 @@
 //! The command line: parsing with clap, then one file per command group —
 //! [`engine`] (`solve`, `deals`, `analyze`, `halfway`, `deal`), [`generator`]
 //! (`generate`, `puzzles`, `energies`), [`study`] (`regress`), [`agents`]
-//! (`agents`, the players' win rates) and [`bench`]
+//! (`agents`, the players' win rates), [`tune`] (the greedy weights' genetic
+//! algorithm) and [`bench`]
 //! (every benchmark) — over what they share in [`input`]. The work itself is
 //! in `boaf-core`; with no command, `boaf` opens the app.
 
@@ -11,6 +12,7 @@ mod engine;
 mod generator;
 mod input;
 mod study;
+mod tune;
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
@@ -57,6 +59,9 @@ enum Command {
     /// Play deals with an agent (random, greedy, flat Monte Carlo, MCTS): win rate with a 95% Wilson interval, and a paired test against a second agent
     #[command(after_help = agents::AGENTS_HELP)]
     Agents(agents::AgentsArgs),
+    /// Tune the greedy agent's weights with a genetic algorithm (seed 003), tested on held-out deals against the defaults
+    #[command(after_help = tune::TUNE_HELP)]
+    Tune(tune::TuneArgs),
     /// Open the desktop app (what `boaf` does with no command)
     App,
     /// Measure the solver, the analysis, the estimator and the generator (figures for the README)
@@ -107,6 +112,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Command::Energies(args) => generator::energies(args),
         Command::Regress(args) => study::regress(args),
         Command::Agents(args) => agents::agents(args),
+        Command::Tune(args) => tune::tune_weights(args),
         Command::Bench(cmd) => bench::bench(cmd),
     }
 }

@@ -8,9 +8,11 @@
 //! player. [`search`] holds the heuristic best-first solver of seed 000's
 //! Table 1 and [`stats`] the intervals and tests the experiments report.
 
+pub mod difficulty;
 mod mcts;
 pub mod search;
 pub mod stats;
+pub mod tune;
 
 pub use mcts::Mcts;
 
@@ -88,8 +90,11 @@ impl Position {
     }
 }
 
-/// The weights of seed 000's heuristic, h = score · Σ size² + moves · (legal
-/// moves). Higher is better. A vector, so that a genetic algorithm can tune it.
+/// The weights of the heuristic, h = score · Σ size² + moves · (legal
+/// moves) + lost · (1 if the cheap classes prove the position lost). Higher
+/// is better. Seed 000's heuristic is the first two terms; the third is
+/// ours, 0 by default, for the genetic algorithm to weigh. A vector, so that
+/// it can be tuned.
 #[derive(Copy, Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Weights {
@@ -97,14 +102,19 @@ pub struct Weights {
     pub score: f64,
     /// Weight of the number of legal moves.
     pub moves: f64,
+    /// Weight of a position the stranded-card and separated-flock classes
+    /// prove unsolvable (optional in a file; 0 when left out).
+    #[serde(default)]
+    pub lost: f64,
 }
 
 impl Default for Weights {
-    /// Seed 000's tuned weights: 1.0 and 2.5.
+    /// Seed 000's tuned weights: 1.0 and 2.5 (and 0 for `lost`).
     fn default() -> Self {
         Weights {
             score: 1.0,
             moves: 2.5,
+            lost: 0.0,
         }
     }
 }
@@ -113,30 +123,44 @@ impl Weights {
     /// The heuristic value of a position.
     #[inline]
     pub fn value(&self, lay: &Layout, pos: &Position) -> f64 {
-        self.score * pos.score() as f64 + self.moves * pos.board.mobility(lay) as f64
+        let v = self.score * pos.score() as f64 + self.moves * pos.board.mobility(lay) as f64;
+        // The classes cost more than the rest: only when weighed.
+        if self.lost != 0.0 && pos.is_proven_lost(lay) {
+            v + self.lost
+        } else {
+            v
+        }
     }
 
-    /// Weights from TOML (`score = 1.0`, `moves = 2.5`); the error gives the
-    /// line and column of a mistake.
+    /// The genes' names, in [`Weights::to_vec`]'s order.
+    pub const GENES: [&'static str; 3] = ["score", "moves", "lost"];
+
+    /// Weights from TOML (`score = 1.0`, `moves = 2.5`, optionally
+    /// `lost = …`); the error gives the line and column of a mistake.
     pub fn from_toml(text: &str) -> Result<Weights, toml::de::Error> {
         toml::from_str(text)
     }
 
     /// The weights as TOML, as [`Weights::from_toml`] reads them.
     pub fn to_toml(&self) -> String {
-        format!("score = {:?}\nmoves = {:?}\n", self.score, self.moves)
+        format!(
+            "score = {:?}\nmoves = {:?}\nlost = {:?}\n",
+            self.score, self.moves, self.lost
+        )
     }
 
-    /// The weights as a vector, in a fixed order (score, moves).
+    /// The weights as a vector, in a fixed order (score, moves, lost).
     pub fn to_vec(self) -> Vec<f64> {
-        vec![self.score, self.moves]
+        vec![self.score, self.moves, self.lost]
     }
 
     /// Weights from a vector in [`Weights::to_vec`]'s order (missing ones 0).
     pub fn from_slice(w: &[f64]) -> Weights {
+        let gene = |i: usize| w.get(i).copied().unwrap_or(0.0);
         Weights {
-            score: w.first().copied().unwrap_or(0.0),
-            moves: w.get(1).copied().unwrap_or(0.0),
+            score: gene(0),
+            moves: gene(1),
+            lost: gene(2),
         }
     }
 }
@@ -388,6 +412,7 @@ mod tests {
         let w = Weights {
             score: 0.75,
             moves: 3.0,
+            lost: -50.0,
         };
         assert_eq!(Weights::from_toml(&w.to_toml()).unwrap(), w);
         let err = Weights::from_toml("score = 1.0\nmovse = 2.5\n").unwrap_err();

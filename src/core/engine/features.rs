@@ -43,6 +43,17 @@ pub struct Features {
     /// Mean Browne tension of the solvable states at the halfway depth
     /// (`None` when there are none with moves).
     pub midgame_tension: Option<f64>,
+    /// Share of seeded random playouts that win (`None` unless asked for;
+    /// see [`crate::agents::difficulty`]).
+    #[serde(default)]
+    pub playout_win_rate: Option<f64>,
+    /// Whether the default greedy agent wins (`None` unless asked for).
+    #[serde(default)]
+    pub greedy_wins: Option<bool>,
+    /// The smallest MCTS budget of a fixed ladder that wins most seeded
+    /// games (`None` unless asked for, or for an unsolvable puzzle).
+    #[serde(default)]
+    pub mcts_budget: Option<u32>,
 }
 
 /// The features that are plain numbers of the cards, without any search.
@@ -107,7 +118,7 @@ pub fn card_features(state: &State) -> CardFeatures {
 
 impl Features {
     /// The names of the features [`Features::value`] knows.
-    pub const NAMES: [&'static str; 12] = [
+    pub const NAMES: [&'static str; 15] = [
         "n",
         "solvable",
         "suit_diversity",
@@ -120,7 +131,14 @@ impl Features {
         "depth3_ratio",
         "halfway_ratio",
         "midgame_tension",
+        "playout_win_rate",
+        "greedy_wins",
+        "mcts_budget",
     ];
+
+    /// The features agents compute by playing (see
+    /// [`crate::agents::difficulty`]): only when asked for.
+    pub const DIFFICULTY: [&'static str; 3] = ["playout_win_rate", "greedy_wins", "mcts_budget"];
 
     /// Combines the card features with an analysis that reaches [`Depth::Features`].
     pub fn from_parts(cards: CardFeatures, analysis: &Analysis) -> Features {
@@ -155,6 +173,9 @@ impl Features {
             depth3_ratio: ratio(3),
             halfway_ratio,
             midgame_tension,
+            playout_win_rate: None,
+            greedy_wins: None,
+            mcts_budget: None,
         }
     }
 
@@ -174,6 +195,9 @@ impl Features {
             "depth3_ratio" => self.depth3_ratio?,
             "halfway_ratio" => self.halfway_ratio?,
             "midgame_tension" => self.midgame_tension?,
+            "playout_win_rate" => self.playout_win_rate?,
+            "greedy_wins" => self.greedy_wins? as u8 as f64,
+            "mcts_budget" => self.mcts_budget? as f64,
             _ => return None,
         })
     }
@@ -182,7 +206,9 @@ impl Features {
 /// The search needed to know a feature, cheapest first.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Need {
-    /// Only the cards (suits, ranks, clusters, flockability, n) and solvability.
+    /// Only the cards (suits, ranks, clusters, flockability, n) and
+    /// solvability; the difficulty features need no more (the agents play
+    /// from the deal).
     Cards,
     /// The solvability ratios down to this depth (1, 2 or 3).
     Shallow(usize),

@@ -8,6 +8,7 @@
 //! worker makes which, and a batch can be split into shards that simply
 //! concatenate.
 
+use crate::agents::difficulty::{Plays, add_difficulty};
 use crate::engine::analysis::AnalysisOptions;
 use crate::engine::features::{Features, halfway_features};
 use crate::engine::limits::{Cancel, Limits, SearchError};
@@ -208,7 +209,7 @@ pub fn make_candidate_told(
         layers.clone(),
     )?;
     // The confirmation may have analysed the best puzzle already.
-    let features = match found.features {
+    let mut features = match found.features {
         Some(f) => f,
         None => {
             let told = StepReport {
@@ -218,13 +219,19 @@ pub fn make_candidate_told(
             };
             report(told);
             let opts = AnalysisOptions {
-                limits,
+                limits: limits.clone(),
                 progress: layers.map(|hook| layer_progress(hook, told)),
                 ..AnalysisOptions::default()
             };
             halfway_features(&found.best, &opts)?
         }
     };
+    let plays = if job.params.difficulty {
+        Plays::ALL
+    } else {
+        job.energy.reads().plays
+    };
+    add_difficulty(&mut features, &found.best, plays, &limits)?;
     Ok(Candidate {
         puzzle: to_compact(&found.best),
         n: job.n,

@@ -19,6 +19,7 @@
 //! each descent starts scored by the estimate ([`SearchParams::warmup`]).
 //! Every energy the search keeps is exact.
 
+use crate::agents::difficulty::add_difficulty;
 use crate::engine::analysis::{AnalysisOptions, Depth, Progress, ProgressHook};
 use crate::engine::card::Card;
 use crate::engine::estimate::{EstimateOptions, estimate_halfway};
@@ -115,6 +116,11 @@ pub struct SearchParams {
     /// can be the best. 0: exact from the start.
     #[serde(default)]
     pub warmup: f64,
+    /// Whether each finished puzzle also gets the difficulty features (the
+    /// agents play it; about a second at most). They are computed at every
+    /// step anyway when the energy reads them.
+    #[serde(default)]
+    pub difficulty: bool,
 }
 
 fn default_samples() -> usize {
@@ -206,6 +212,7 @@ impl SearchParams {
             screen: 0.0,
             restarts: 0,
             warmup: 0.0,
+            difficulty: false,
         }
     }
 
@@ -217,6 +224,7 @@ impl SearchParams {
             iterations: default_iterations(n),
             screen: DEFAULT_SCREEN,
             warmup: if n >= 15 { DEFAULT_WARMUP } else { 0.0 },
+            difficulty: true,
             ..SearchParams::paper(n)
         }
     }
@@ -522,7 +530,9 @@ impl<'a> Scorer<'a> {
                 progress,
                 ..self.opts.clone()
             };
-            return features_for(puzzle, Need::Halfway, &opts);
+            let mut f = features_for(puzzle, Need::Halfway, &opts)?;
+            self.play(&mut f, puzzle)?;
+            return Ok(f);
         }
         let need = if self.reads.ratio_depth > 0 {
             Need::Shallow(self.reads.ratio_depth)
@@ -530,6 +540,7 @@ impl<'a> Scorer<'a> {
             Need::Cards
         };
         let mut f = features_for(puzzle, need, &self.opts)?;
+        self.play(&mut f, puzzle)?;
         if estimating && f.solvable {
             // An inconclusive estimate (no walk met a solvable state) is a
             // small stand-in; the exact confirmation at the end settles the
@@ -539,6 +550,15 @@ impl<'a> Scorer<'a> {
             f.midgame_tension = if self.reads.tension { e.tension } else { None };
         }
         Ok(f)
+    }
+
+    /// Adds the difficulty features the energy reads (the agents play the
+    /// puzzle); `f.solvable` must be known.
+    fn play(&self, f: &mut Features, puzzle: &State) -> Result<(), SearchError> {
+        if self.reads.plays.any() {
+            add_difficulty(f, puzzle, self.reads.plays, &self.opts.limits)?;
+        }
+        Ok(())
     }
 
     /// The exact features the energy needs of a puzzle, and its exact energy;
@@ -614,22 +634,29 @@ impl<'a> Scorer<'a> {
             shallow: self.reads.ratio_depth,
             tension: self.reads.tension,
         };
-        let parts = HalfwayParts::new(&to_state(cells, grid), wanted, &self.opts)?;
+        let state = to_state(cells, grid);
+        let parts = HalfwayParts::new(&state, wanted, &self.opts)?;
+        // The features but the halfway ratio, with what the agents found.
+        let partial = |parts: &HalfwayParts| {
+            let mut f = parts.features_with(None);
+            self.play(&mut f, &state).map(|()| f)
+        };
         if !parts.solvable() {
             // The penalty, whatever the ratio.
-            let f = parts.features_with(None);
+            let f = partial(&parts)?;
             return Ok(Judged::Scored(self.remember(cells, &f, None)));
         }
         let solvable = parts.halfway_solvable();
         if let Some(bar) = bar {
-            let f = parts.features_with(None);
+            let f = partial(&parts)?;
             if self.beaten(&f, solvable, bar) {
                 self.memo
                     .insert(*cells, Known::Numerator(Box::new(f), solvable));
                 return Ok(Judged::Screened);
             }
         }
-        let (f, states) = parts.finish_counted(&self.opts)?;
+        let (mut f, states) = parts.finish_counted(&self.opts)?;
+        self.play(&mut f, &state)?;
         Ok(Judged::Scored(self.remember(cells, &f, Some(states))))
     }
 

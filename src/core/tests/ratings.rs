@@ -33,6 +33,9 @@ fn features(k: usize) -> Features {
         depth3_ratio: None,
         halfway_ratio: Some(k as f64 / 1000.0),
         midgame_tension: None,
+        playout_win_rate: Some(k as f64 / 100.0),
+        greedy_wins: Some(k % 2 == 0),
+        mcts_budget: (k % 5 != 0).then_some(10 * k as u32),
     }
 }
 

@@ -3,6 +3,7 @@
 //! when they hold), and a penalty for an unsolvable puzzle. Evaluating one,
 //! its canonical text, and its id.
 
+use crate::agents::difficulty::Plays;
 use crate::engine::features::{Features, Need};
 use std::fmt;
 
@@ -300,6 +301,7 @@ impl Energy {
                 .unwrap_or(0),
             halfway_features: names.iter().any(|n| Need::of(n) == Need::Halfway),
             tension: names.contains(&"midgame_tension"),
+            plays: Plays::of(names.iter().copied()),
         }
     }
 
@@ -433,6 +435,8 @@ pub struct Reads {
     pub halfway_features: bool,
     /// Whether it reads the midgame tension.
     pub tension: bool,
+    /// The difficulty features it reads (the agents play for them).
+    pub plays: Plays,
 }
 
 #[cfg(test)]
