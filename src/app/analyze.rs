@@ -4,6 +4,9 @@
 //! its own, reports its progress, and can be cancelled.
 
 use super::BoafApp;
+use boaf_core::agents::difficulty::{
+    BEYOND_LADDER, GRADE_GAMES, GRADE_WINS, LADDER, PLAYOUTS, Plays, add_difficulty,
+};
 use boaf_core::engine::analysis::{
     Analysis, AnalysisOptions, Depth, DepthCount, Progress, ProgressHook, analyze,
 };
@@ -12,6 +15,7 @@ use boaf_core::engine::limits::{ANALYSIS_CAP, Cancel, Limits};
 use boaf_core::engine::state::State;
 use boaf_core::format;
 use boaf_core::generator::energy::DEFAULT_PENALTY;
+use boaf_core::generator::pipeline::Candidate;
 use crossbeam_channel::{Receiver, TryRecvError, bounded, unbounded};
 use eframe::egui;
 use egui_plot::{
@@ -38,12 +42,21 @@ struct Running {
     cancel: Cancel,
 }
 
+/// Agents playing a puzzle for its difficulty features.
+struct Playing {
+    puzzle: String,
+    result: Receiver<Result<Features, String>>,
+}
+
 /// The Analyze panel's state.
 #[derive(Default)]
 pub(super) struct AnalyzePanel {
     running: Option<Running>,
     /// The puzzle and its analysis (or why there is none).
     done: Option<(String, Result<Analysis, String>)>,
+    playing: Option<Playing>,
+    /// Why the agents could not play, for the puzzle they tried.
+    play_error: Option<(String, String)>,
 }
 
 impl AnalyzePanel {
@@ -68,6 +81,47 @@ impl AnalyzePanel {
         };
         let r = self.running.take().expect("checked above");
         self.done = Some((r.puzzle, result));
+    }
+
+    /// The difficulty features the agents found, once they have: the
+    /// puzzle and its features with them. Never waits.
+    pub(super) fn poll_difficulty(&mut self) -> Option<(String, Features)> {
+        let p = self.playing.as_ref()?;
+        let result = match p.result.try_recv() {
+            Ok(res) => res,
+            Err(TryRecvError::Empty) => return None,
+            Err(TryRecvError::Disconnected) => Err("the agents stopped".into()),
+        };
+        let p = self.playing.take().expect("checked above");
+        match result {
+            Ok(f) => Some((p.puzzle, f)),
+            Err(e) => {
+                self.play_error = Some((p.puzzle, e));
+                None
+            }
+        }
+    }
+
+    /// Lets the agents play `state` for its difficulty features, in a
+    /// thread of its own (up to about a second).
+    fn play_for_difficulty(
+        &mut self,
+        puzzle: String,
+        state: State,
+        mut features: Features,
+        ctx: &egui::Context,
+    ) {
+        let (tx, rx) = bounded(1);
+        let ctx = ctx.clone();
+        std::thread::spawn(move || {
+            let res = add_difficulty(&mut features, &state, Plays::ALL, &Limits::default())
+                .map(|()| features)
+                .map_err(|e| e.to_string());
+            let _ = tx.send(res);
+            ctx.request_repaint();
+        });
+        self.play_error = None;
+        self.playing = Some(Playing { puzzle, result: rx });
     }
 
     fn start(&mut self, puzzle: String, state: State, ctx: &egui::Context) {
@@ -142,6 +196,7 @@ impl BoafApp {
             let ui = &mut cols[1];
             ui.strong("Features");
             feature_grid(ui, &c.features);
+            difficulty_ui(ui, a, &c);
         });
         ui.separator();
         ui.strong("Energy trace of the search (energy after each step, log scale)");
@@ -155,6 +210,48 @@ impl BoafApp {
             .find(|e| e.id() == c.energy_id)
             .map_or(DEFAULT_PENALTY, |e| e.penalty);
         trace_plot(ui, &c.trace, penalty);
+    }
+}
+
+/// Under the features: a button that lets the agents play the puzzle when
+/// its difficulty features are missing (a candidate made without them).
+fn difficulty_ui(ui: &mut egui::Ui, a: &mut AnalyzePanel, c: &Candidate) {
+    if c.features.greedy_wins.is_some() {
+        ui.weak(format!(
+            "Difficulty: {} random playouts, seed 000's greedy agent, and the smallest MCTS \
+             budget of {:?} that wins {} of {} games ({} if none does).",
+            format::count(PLAYOUTS as u64),
+            LADDER,
+            GRADE_WINS,
+            GRADE_GAMES,
+            BEYOND_LADDER
+        ));
+        return;
+    }
+    if a.playing.as_ref().is_some_and(|p| p.puzzle == c.puzzle) {
+        ui.horizontal(|ui| {
+            ui.spinner();
+            ui.label("The agents are playing it…");
+        });
+        return;
+    }
+    if let Some((p, e)) = &a.play_error
+        && *p == c.puzzle
+    {
+        ui.colored_label(
+            ui.visuals().error_fg_color,
+            format!("The agents could not play: {e}"),
+        );
+    }
+    let clicked = ui
+        .button("Let the agents play it")
+        .on_hover_text(
+            "Computes playout_win_rate, greedy_wins and mcts_budget (up to a second); \
+             they are kept with the candidate and saved with its rating",
+        )
+        .clicked();
+    if clicked && let Ok(state) = c.state() {
+        a.play_for_difficulty(c.puzzle.clone(), state, c.features.clone(), ui.ctx());
     }
 }
 

@@ -64,13 +64,14 @@ pub(super) struct GeneratePanel {
 }
 
 /// Main features shown as queue columns: (feature, heading).
-const COLUMNS: [(&str, &str); 6] = [
+const COLUMNS: [(&str, &str); 7] = [
     ("halfway_ratio", "halfway"),
     ("depth1_ratio", "depth 1"),
     ("dominant_suit_ratio", "dom. suit"),
     ("rank_clusters", "clusters"),
     ("avg_flockability", "flock."),
     ("midgame_tension", "tension"),
+    ("mcts_budget", "MCTS"),
 ];
 
 /// The puzzles rated in the folder's ratings file (none when it is missing

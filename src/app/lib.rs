@@ -1,6 +1,6 @@
 //! boaf-app: the desktop app (eframe/egui) where seed 001's design loop
-//! happens in one window: generate, play, rate, analyze, regress and edit
-//! energies. One panel a file.
+//! happens in one window: generate, play, watch an agent play, rate,
+//! analyze, regress and edit energies. One panel a file.
 //!
 //! A front end only, over `boaf-core`: generation runs in a batch session's
 //! worker threads, analyses and solves in threads of their own; the UI
@@ -15,6 +15,7 @@ mod generate;
 mod play;
 mod rate;
 mod regress;
+mod watch;
 
 use boaf_core::folder::Folder;
 use boaf_core::generator::pipeline::Candidate;
@@ -31,6 +32,8 @@ pub enum Tab {
     Generate,
     /// Play the current candidate.
     Play,
+    /// Watch an agent play it.
+    Watch,
     /// Rate it.
     Rate,
     /// Its state space, features and search trace.
@@ -42,9 +45,10 @@ pub enum Tab {
 }
 
 impl Tab {
-    const ALL: [Tab; 6] = [
+    const ALL: [Tab; 7] = [
         Tab::Generate,
         Tab::Play,
+        Tab::Watch,
         Tab::Rate,
         Tab::Analyze,
         Tab::Regress,
@@ -55,6 +59,7 @@ impl Tab {
         match self {
             Tab::Generate => "Generate",
             Tab::Play => "Play",
+            Tab::Watch => "Watch",
             Tab::Rate => "Rate",
             Tab::Analyze => "Analyze",
             Tab::Regress => "Regression",
@@ -94,6 +99,7 @@ pub struct BoafApp {
     play: play::PlayPanel,
     rate: rate::RatePanel,
     analyze: analyze::AnalyzePanel,
+    watch: watch::WatchPanel,
     regress: regress::RegressPanel,
 }
 
@@ -117,6 +123,7 @@ impl BoafApp {
             play: play::PlayPanel::new(clock),
             rate: rate::RatePanel::new(&folder),
             analyze: analyze::AnalyzePanel::default(),
+            watch: watch::WatchPanel::default(),
             regress: regress::RegressPanel::new(&folder),
             queue,
             folder,
@@ -224,6 +231,7 @@ impl BoafApp {
                 self.play.start(state.clone());
                 self.rate.reset();
                 self.analyze.clear();
+                self.watch.clear();
             }
             Err(e) => self.say_error(format!("cannot open puzzle {}: {e}", c.puzzle)),
         }
@@ -247,6 +255,7 @@ impl BoafApp {
             None => {
                 self.current = None;
                 self.play.clear();
+                self.watch.clear();
                 self.say("No more candidates: generate some more.");
                 self.tab = Tab::Generate;
             }
@@ -279,6 +288,7 @@ impl BoafApp {
                     Tab::Generate => self.generate_ui(ui),
                     // Drawn above, outside the scroll area.
                     Tab::Play => {}
+                    Tab::Watch => self.watch_ui(ui),
                     Tab::Rate => self.rate_ui(ui),
                     Tab::Analyze => self.analyze_ui(ui),
                     Tab::Regress => self.regress_ui(ui),
@@ -302,6 +312,15 @@ impl BoafApp {
             }
         }
         self.analyze.poll();
+        if let Some((puzzle, f)) = self.analyze.poll_difficulty() {
+            // Kept with every copy of the candidate, so its rating saves them.
+            for c in self.queue.iter_mut().filter(|c| c.puzzle == puzzle) {
+                c.features.playout_win_rate = f.playout_win_rate;
+                c.features.greedy_wins = f.greedy_wins;
+                c.features.mcts_budget = f.mcts_budget;
+            }
+        }
+        self.watch.poll(ctx);
         self.play.tick(ctx);
         // Active play only: the Play panel open in a focused window.
         let focused = ctx.input(|i| i.focused);

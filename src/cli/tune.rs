@@ -113,11 +113,12 @@ pub fn tune_weights(args: TuneArgs) -> Result<ExitCode> {
     if args.population < 2 || args.generations == 0 {
         bail!("--population must be at least 2 and --generations at least 1");
     }
-    if !(0.0..=1.0).contains(&args.mutation) || !(args.step >= 0.0) {
+    if !(0.0..=1.0).contains(&args.mutation) || !(0.0..=f64::MAX).contains(&args.step) {
         bail!("--mutation must be a probability from 0 to 1 and --step at least 0");
     }
     let (low, high) = (args.bounds[0], args.bounds[1]);
-    if !(low < high) {
+    // Written so that a NaN bound is refused too.
+    if !(low.is_finite() && high.is_finite() && low < high) {
         bail!("--bounds must be LOW,HIGH with LOW < HIGH, not {low},{high}");
     }
     let start = args.start.as_deref().map(read_weights).transpose()?;

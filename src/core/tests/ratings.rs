@@ -34,8 +34,8 @@ fn features(k: usize) -> Features {
         halfway_ratio: Some(k as f64 / 1000.0),
         midgame_tension: None,
         playout_win_rate: Some(k as f64 / 100.0),
-        greedy_wins: Some(k % 2 == 0),
-        mcts_budget: (k % 5 != 0).then_some(10 * k as u32),
+        greedy_wins: Some(k.is_multiple_of(2)),
+        mcts_budget: (!k.is_multiple_of(5)).then_some(10 * k as u32),
     }
 }
 

@@ -1,0 +1,429 @@
+//! The Watch panel: an agent plays the open puzzle, a move at a time or on
+//! at a chosen speed, and shows what it thought of each legal move (visits
+//! and wins for MCTS, wins of its playouts for flat Monte Carlo).
+//!
+//! The agent runs in a thread of its own, which chooses one move each time
+//! the panel asks; Stop drops the thread's channels, and it ends after the
+//! move it is choosing. A watched game is the agent's: it never touches the
+//! player's game or the play record saved with a rating.
+
+use super::BoafApp;
+use super::board::{Highlight, board_ui, move_text};
+use boaf_core::agents::difficulty::puzzle_seed;
+use boaf_core::agents::{AgentSpec, Estimate, Position, Weights, game_rng};
+use boaf_core::engine::state::{Move, State};
+use boaf_core::format::plural;
+use crossbeam_channel::{Receiver, Sender, TryRecvError, bounded, unbounded};
+use eframe::egui;
+use std::time::{Duration, Instant};
+
+/// The agents the panel offers.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Kind {
+    Random,
+    Greedy,
+    FlatMonteCarlo,
+    Mcts,
+    MctsPlain,
+}
+
+impl Kind {
+    const ALL: [Kind; 5] = [
+        Kind::Random,
+        Kind::Greedy,
+        Kind::FlatMonteCarlo,
+        Kind::Mcts,
+        Kind::MctsPlain,
+    ];
+
+    fn title(self) -> &'static str {
+        match self {
+            Kind::Random => "Random (seed 004's monkey)",
+            Kind::Greedy => "Greedy (score + 2.5 · moves)",
+            Kind::FlatMonteCarlo => "Flat Monte Carlo",
+            Kind::Mcts => "MCTS (keeps a winning line)",
+            Kind::MctsPlain => "MCTS, plain (searches every move)",
+        }
+    }
+
+    /// What its budget counts, if it has one.
+    fn budget_unit(self) -> Option<&'static str> {
+        match self {
+            Kind::FlatMonteCarlo => Some("playouts per legal move"),
+            Kind::Mcts | Kind::MctsPlain => Some("iterations per move"),
+            Kind::Random | Kind::Greedy => None,
+        }
+    }
+
+    fn spec(self, budget: u32) -> AgentSpec {
+        let w = Weights::default();
+        match self {
+            Kind::Random => AgentSpec::Random,
+            Kind::Greedy => AgentSpec::Greedy(w),
+            Kind::FlatMonteCarlo => AgentSpec::FlatMonteCarlo(budget),
+            Kind::Mcts => AgentSpec::Mcts(budget, w),
+            Kind::MctsPlain => AgentSpec::MctsPlain(budget, w),
+        }
+    }
+}
+
+/// The agent's answer to one request for a move.
+enum Reply {
+    /// It chose this move, thinking this of each legal move, in this time.
+    Moved(Move, Vec<Estimate>, Duration),
+    /// It had no legal move.
+    Stuck,
+}
+
+/// The thread that plays: asked for one move at a time.
+struct Worker {
+    ask: Sender<()>,
+    replies: Receiver<Reply>,
+    /// Whether a move was asked for and has not come back.
+    waiting: bool,
+}
+
+impl Worker {
+    fn start(spec: AgentSpec, start: &State, seed: u64, ctx: &egui::Context) -> Worker {
+        let (ask, asked) = unbounded::<()>();
+        let (reply, replies) = bounded(1);
+        let (lay, mut pos) = Position::new(start);
+        let ctx = ctx.clone();
+        std::thread::spawn(move || {
+            let mut agent = spec.build();
+            let mut rng = game_rng(seed, 0, 0);
+            // Ends when the panel drops its side (Stop, a new game).
+            for () in asked.iter() {
+                let started = Instant::now();
+                let answer = match agent.choose(&lay, &pos, &mut rng) {
+                    Some(mv) => {
+                        pos = pos.apply(mv);
+                        Reply::Moved(mv, agent.estimates().to_vec(), started.elapsed())
+                    }
+                    None => Reply::Stuck,
+                };
+                if reply.send(answer).is_err() {
+                    break;
+                }
+                ctx.request_repaint();
+            }
+        });
+        Worker {
+            ask,
+            replies,
+            waiting: false,
+        }
+    }
+}
+
+/// The last move the agent made and what it thought.
+struct Choice {
+    /// The position it chose in (to name the moves).
+    before: State,
+    mv: Move,
+    estimates: Vec<Estimate>,
+    took: Duration,
+}
+
+/// A watched game.
+struct Watched {
+    puzzle: String,
+    /// The agent and budget it is played by.
+    spec: AgentSpec,
+    state: State,
+    moves: usize,
+    last: Option<Choice>,
+    worker: Option<Worker>,
+    /// Playing on by itself, and when the next move is due.
+    playing_on: bool,
+    due: Instant,
+    /// How it ended: won, or stuck with stacks left.
+    over: Option<bool>,
+}
+
+/// The Watch panel's state.
+pub(super) struct WatchPanel {
+    kind: Kind,
+    budget: u32,
+    /// Moves a second when playing on.
+    speed: f32,
+    game: Option<Watched>,
+}
+
+impl Default for WatchPanel {
+    fn default() -> Self {
+        WatchPanel {
+            kind: Kind::Mcts,
+            budget: 300,
+            speed: 2.0,
+            game: None,
+        }
+    }
+}
+
+impl WatchPanel {
+    /// Forgets the watched game (a new candidate was opened); its agent stops.
+    pub(super) fn clear(&mut self) {
+        self.game = None;
+    }
+
+    fn spec(&self) -> AgentSpec {
+        self.kind.spec(self.budget.max(1))
+    }
+
+    /// A new game of `state` by the chosen agent, seeded by the puzzle.
+    fn new_game(&mut self, puzzle: &str, state: &State) {
+        self.game = Some(Watched {
+            puzzle: puzzle.to_string(),
+            spec: self.spec(),
+            state: state.clone(),
+            moves: 0,
+            last: None,
+            worker: None,
+            playing_on: false,
+            due: Instant::now(),
+            over: None,
+        });
+    }
+
+    /// Takes the agent's answer, if it came, and asks for the next move when
+    /// one is due. Never waits.
+    pub(super) fn poll(&mut self, ctx: &egui::Context) {
+        let speed = self.speed;
+        let Some(g) = &mut self.game else { return };
+        if let Some(w) = &mut g.worker
+            && w.waiting
+        {
+            match w.replies.try_recv() {
+                Ok(Reply::Moved(mv, estimates, took)) => {
+                    w.waiting = false;
+                    let before = g.state.clone();
+                    match before.apply(mv) {
+                        Ok(next) => g.state = next,
+                        Err(_) => {
+                            // Agents make only legal moves; never trust it blindly.
+                            g.over = Some(false);
+                            g.worker = None;
+                            return;
+                        }
+                    }
+                    g.moves += 1;
+                    g.last = Some(Choice {
+                        before,
+                        mv,
+                        estimates,
+                        took,
+                    });
+                    if g.state.stack_count() <= 1 {
+                        g.over = Some(true);
+                    } else if g.state.legal_moves().is_empty() {
+                        g.over = Some(false);
+                    }
+                }
+                Ok(Reply::Stuck) => {
+                    w.waiting = false;
+                    g.over = Some(g.state.stack_count() <= 1);
+                }
+                Err(TryRecvError::Empty) => {}
+                Err(TryRecvError::Disconnected) => {
+                    g.worker = None;
+                    g.playing_on = false;
+                }
+            }
+        }
+        if g.over.is_some() {
+            g.playing_on = false;
+            g.worker = None;
+            return;
+        }
+        if g.playing_on && g.worker.as_ref().is_none_or(|w| !w.waiting) {
+            let now = Instant::now();
+            if now >= g.due {
+                ask(g, ctx);
+                g.due = now + Duration::from_secs_f32(1.0 / speed.max(0.1));
+            } else {
+                ctx.request_repaint_after(g.due - now);
+            }
+        }
+    }
+}
+
+/// Asks the agent for its next move, starting its thread if need be.
+fn ask(g: &mut Watched, ctx: &egui::Context) {
+    let seed = puzzle_seed(&g.state);
+    let w = g
+        .worker
+        .get_or_insert_with(|| Worker::start(g.spec.clone(), &g.state, seed, ctx));
+    if !w.waiting && w.ask.send(()).is_ok() {
+        w.waiting = true;
+    }
+}
+
+impl BoafApp {
+    pub(super) fn watch_ui(&mut self, ui: &mut egui::Ui) {
+        ui.heading("Watch an agent play");
+        let Some((number, c)) = self.open_candidate(ui) else {
+            return;
+        };
+        let Ok(start) = c.state() else {
+            ui.label("This candidate's puzzle does not read.");
+            return;
+        };
+        ui.label(format!(
+            "Candidate #{number} · {} cards. The agent plays its own game: your game and \
+             your play record are not touched.",
+            c.n
+        ));
+        let w = &mut self.watch;
+        ui.horizontal(|ui| {
+            let l = ui.label("Agent");
+            egui::ComboBox::from_id_salt("watch-agent")
+                .selected_text(w.kind.title())
+                .show_ui(ui, |ui| {
+                    for k in Kind::ALL {
+                        ui.selectable_value(&mut w.kind, k, k.title());
+                    }
+                })
+                .response
+                .labelled_by(l.id);
+            if let Some(unit) = w.kind.budget_unit() {
+                let l = ui.label("Budget");
+                ui.add(egui::DragValue::new(&mut w.budget).range(1..=100_000))
+                    .labelled_by(l.id);
+                ui.label(unit);
+            }
+            ui.separator();
+            let l = ui.label("Speed (moves a second)");
+            ui.add(egui::Slider::new(&mut w.speed, 0.2..=20.0).logarithmic(true))
+                .labelled_by(l.id)
+                .on_hover_text("Moves a second when playing on");
+        });
+        let fresh = w
+            .game
+            .as_ref()
+            .is_none_or(|g| g.puzzle != c.puzzle || g.spec != w.spec());
+        if fresh {
+            // A new agent or puzzle: a new game (the old agent stops).
+            w.new_game(&c.puzzle, &start);
+        }
+        let Some(g) = &mut w.game else { return };
+        let thinking = g.worker.as_ref().is_some_and(|w| w.waiting);
+        let mut restart = false;
+        ui.horizontal(|ui| {
+            let can_move = g.over.is_none() && !thinking && !g.playing_on;
+            if ui
+                .add_enabled(can_move, egui::Button::new("Step"))
+                .on_hover_text("The agent makes one move")
+                .clicked()
+            {
+                ask(g, ui.ctx());
+            }
+            if g.playing_on {
+                if ui.button("Pause").clicked() {
+                    g.playing_on = false;
+                }
+            } else if ui
+                .add_enabled(g.over.is_none(), egui::Button::new("Play on"))
+                .on_hover_text("The agent plays on at the chosen speed")
+                .clicked()
+            {
+                g.playing_on = true;
+                g.due = Instant::now();
+            }
+            if ui
+                .add_enabled(g.worker.is_some(), egui::Button::new("Stop"))
+                .on_hover_text("Stops the agent; the game stays as it is")
+                .clicked()
+            {
+                g.playing_on = false;
+                g.worker = None;
+            }
+            restart = ui.button("Start over").clicked();
+            if thinking {
+                ui.spinner();
+                ui.label("thinking…");
+            }
+        });
+        if restart {
+            w.new_game(&c.puzzle, &start);
+            return;
+        }
+        let Some(g) = &w.game else { return };
+        let status = match g.over {
+            Some(true) => format!("Won in {}.", plural(g.moves, "move")),
+            Some(false) => format!(
+                "Stuck after {} with {} left.",
+                plural(g.moves, "move"),
+                plural(g.state.stack_count(), "stack")
+            ),
+            None if g.worker.is_none() && g.moves > 0 => format!(
+                "Stopped after {}; Step or Play on goes on with a fresh agent.",
+                plural(g.moves, "move")
+            ),
+            None => format!(
+                "{} made · {} left",
+                plural(g.moves, "move"),
+                plural(g.state.stack_count(), "stack")
+            ),
+        };
+        ui.label(status);
+        ui.horizontal_top(|ui| {
+            let light = Highlight {
+                selected: None,
+                targets: &[],
+                hint: None,
+            };
+            // Shown, not played: the board belongs to the agent.
+            let side = (ui.available_width() * 0.55).min(ui.available_height());
+            ui.add_enabled_ui(false, |ui| {
+                board_ui(ui, &g.state, &light, egui::vec2(side, side))
+            });
+            ui.vertical(|ui| estimates_ui(ui, g.last.as_ref()));
+        });
+    }
+}
+
+/// The agent's last move and what it thought of each legal move.
+fn estimates_ui(ui: &mut egui::Ui, last: Option<&Choice>) {
+    let Some(c) = last else {
+        ui.weak("No move yet. Step, or Play on.");
+        return;
+    };
+    ui.strong(format!(
+        "Last move: {} ({:.1} ms)",
+        move_text(&c.before, c.mv),
+        c.took.as_secs_f64() * 1e3
+    ));
+    if c.estimates.is_empty() {
+        ui.weak(
+            "No estimates for this move: the agent does not estimate, or it followed a \
+             winning line it had found, a two-move win, or the only move not proven lost.",
+        );
+        return;
+    }
+    egui::Grid::new("watch-estimates")
+        .striped(true)
+        .show(ui, |ui| {
+            for h in ["move", "visits", "wins", "win share"] {
+                ui.strong(h);
+            }
+            ui.end_row();
+            for e in &c.estimates {
+                let name = move_text(&c.before, e.mv);
+                if e.mv == c.mv {
+                    ui.strong(format!("▶ {name}"));
+                } else {
+                    ui.label(name);
+                }
+                ui.monospace(e.visits.to_string());
+                ui.monospace(e.wins.to_string());
+                let share = if e.visits > 0 {
+                    format!("{:.1}%", 100.0 * e.wins as f64 / e.visits as f64)
+                } else {
+                    "—".into()
+                };
+                ui.monospace(share);
+                ui.end_row();
+            }
+        });
+}
