@@ -25,15 +25,17 @@ enum Kind {
     FlatMonteCarlo,
     Mcts,
     MctsPlain,
+    BestFirst,
 }
 
 impl Kind {
-    const ALL: [Kind; 5] = [
+    const ALL: [Kind; 6] = [
         Kind::Random,
         Kind::Greedy,
         Kind::FlatMonteCarlo,
         Kind::Mcts,
         Kind::MctsPlain,
+        Kind::BestFirst,
     ];
 
     fn title(self) -> &'static str {
@@ -43,6 +45,7 @@ impl Kind {
             Kind::FlatMonteCarlo => "Flat Monte Carlo",
             Kind::Mcts => "MCTS (keeps a winning line)",
             Kind::MctsPlain => "MCTS, plain (searches every move)",
+            Kind::BestFirst => "Best-first search (plays the solution it finds)",
         }
     }
 
@@ -51,7 +54,17 @@ impl Kind {
         match self {
             Kind::FlatMonteCarlo => Some("playouts per legal move"),
             Kind::Mcts | Kind::MctsPlain => Some("iterations per move"),
+            Kind::BestFirst => Some("nodes a search"),
             Kind::Random | Kind::Greedy => None,
+        }
+    }
+
+    /// The budget it starts with when chosen.
+    fn default_budget(self) -> u32 {
+        match self {
+            Kind::FlatMonteCarlo => 100,
+            Kind::BestFirst => 10_000,
+            _ => 300,
         }
     }
 
@@ -63,6 +76,7 @@ impl Kind {
             Kind::FlatMonteCarlo => AgentSpec::FlatMonteCarlo(budget),
             Kind::Mcts => AgentSpec::Mcts(budget, w),
             Kind::MctsPlain => AgentSpec::MctsPlain(budget, w),
+            Kind::BestFirst => AgentSpec::BestFirst(budget.into(), w),
         }
     }
 }
@@ -275,6 +289,7 @@ impl BoafApp {
             c.n
         ));
         let w = &mut self.watch;
+        let kind_before = w.kind;
         ui.horizontal(|ui| {
             let l = ui.label("Agent");
             egui::ComboBox::from_id_salt("watch-agent")
@@ -288,7 +303,7 @@ impl BoafApp {
                 .labelled_by(l.id);
             if let Some(unit) = w.kind.budget_unit() {
                 let l = ui.label("Budget");
-                ui.add(egui::DragValue::new(&mut w.budget).range(1..=100_000))
+                ui.add(egui::DragValue::new(&mut w.budget).range(1..=1_000_000))
                     .labelled_by(l.id);
                 ui.label(unit);
             }
@@ -298,6 +313,9 @@ impl BoafApp {
                 .labelled_by(l.id)
                 .on_hover_text("Moves a second when playing on");
         });
+        if w.kind != kind_before {
+            w.budget = w.kind.default_budget();
+        }
         let fresh = w
             .game
             .as_ref()

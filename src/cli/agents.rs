@@ -27,6 +27,9 @@ AGENTS are written NAME or NAME:BUDGET:
   mcts:N         seed 000's MCTS player with N iterations per move at most; it
                  keeps the first winning line a playout finds and plays it out
   mcts-plain:N   the same, searching afresh with all N iterations at every move
+  best-first:N   seed 000's heuristic best-first search for a solution, expanding
+                 at most N nodes (default 100000), played out; the greedy move
+                 when it finds none, then a new search
 Without :N, flat-mc takes --playouts and mcts --iterations.
 Unsolvable deals are skipped (the exact solver decides). Each game's seed comes
 from --seed, the deal and the game number, so both agents of --compare play
@@ -103,8 +106,12 @@ fn parse_agent(text: &str, args: &AgentsArgs, weights: Weights) -> Result<AgentS
             budget.unwrap_or(args.iterations),
             weights,
         )),
+        "best-first" => Ok(AgentSpec::BestFirst(
+            budget.map_or(100_000, u64::from),
+            weights,
+        )),
         _ => bail!(
-            "unknown agent '{name}': expected random, greedy, flat-mc[:N], mcts[:N] or mcts-plain[:N]"
+            "unknown agent '{name}': expected random, greedy, flat-mc[:N], mcts[:N], mcts-plain[:N] or best-first[:N]"
         ),
     }
 }

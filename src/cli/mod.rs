@@ -56,7 +56,7 @@ enum Command {
     /// Fit ratings on features: the Regression panel's table
     #[command(after_help = study::REGRESS_HELP)]
     Regress(study::RegressArgs),
-    /// Play deals with an agent (random, greedy, flat Monte Carlo, MCTS): win rate with a 95% Wilson interval, and a paired test against a second agent
+    /// Play deals with an agent (random, greedy, flat Monte Carlo, MCTS, best-first): win rate with a 95% Wilson interval, and a paired test against a second agent
     #[command(after_help = agents::AGENTS_HELP)]
     Agents(agents::AgentsArgs),
     /// Tune the greedy agent's weights with a genetic algorithm (seed 003), tested on held-out deals against the defaults

@@ -5,8 +5,10 @@
 //! and the budget it was built with, it chooses a legal move. [`Random`] is
 //! seed 004's monkey; [`Greedy`] maximises seed 000's heuristic
 //! ([`Weights`]); [`FlatMonteCarlo`] is seed 003's; [`Mcts`] is seed 000's
-//! player. [`search`] holds the heuristic best-first solver of seed 000's
-//! Table 1 and [`stats`] the intervals and tests the experiments report.
+//! player; [`BestFirst`] plays what seed 000's heuristic best-first solver
+//! ([`search`], its Table 1) finds. [`difficulty`] holds the features the
+//! agents give, [`tune`] the genetic algorithm for the weights and
+//! [`stats`] the intervals and tests the experiments report.
 
 pub mod difficulty;
 mod mcts;
@@ -339,6 +341,67 @@ impl Agent for FlatMonteCarlo {
     }
 }
 
+/// Seed 000's heuristic best-first search as a player: it searches for a
+/// solution within its budget of expanded nodes and plays it out; without
+/// one (over budget, or no solution), it makes the greedy move and searches
+/// again from the next position.
+#[derive(Clone, Debug)]
+pub struct BestFirst {
+    /// Nodes a search may expand.
+    pub nodes: u64,
+    /// The heuristic's weights.
+    pub weights: Weights,
+    /// The solution being played, and the position it goes on from (with
+    /// the layout's cards, since a position names cards by index there).
+    plan: Option<(Vec<crate::Card>, Position, Vec<Move>)>,
+}
+
+impl BestFirst {
+    /// Best-first search within `nodes` expanded nodes a search.
+    pub fn new(nodes: u64, weights: Weights) -> BestFirst {
+        BestFirst {
+            nodes,
+            weights,
+            plan: None,
+        }
+    }
+}
+
+impl Agent for BestFirst {
+    fn name(&self) -> String {
+        format!("best-first:{}", self.nodes)
+    }
+
+    fn choose(&mut self, lay: &Layout, pos: &Position, _rng: &mut Rng) -> Option<Move> {
+        if let Some((cards, from, line)) = self.plan.take()
+            && from == *pos
+            && cards == lay.cards()
+            && let Some((&mv, rest)) = line.split_first()
+        {
+            self.plan = Some((cards, pos.apply(mv), rest.to_vec()));
+            return Some(mv);
+        }
+        // Memory is bounded by the node budget; a failed search is no move
+        // lost: the greedy move stands in.
+        let found = search::search_from(
+            lay,
+            *pos,
+            search::Order::BestFirst(self.weights),
+            &crate::engine::limits::Limits::default(),
+            self.nodes,
+        )
+        .ok()
+        .and_then(|s| s.solution);
+        if let Some(line) = found
+            && let Some((&mv, rest)) = line.split_first()
+        {
+            self.plan = Some((lay.cards().to_vec(), pos.apply(mv), rest.to_vec()));
+            return Some(mv);
+        }
+        best_by(lay, pos, &self.weights, moves_of(lay, pos).as_slice())
+    }
+}
+
 /// Which agent, with its budget: what the command line and the app choose.
 #[derive(Clone, Debug, PartialEq)]
 pub enum AgentSpec {
@@ -353,6 +416,8 @@ pub enum AgentSpec {
     Mcts(u32, Weights),
     /// [`Mcts::plain`]: a fresh search at every move.
     MctsPlain(u32, Weights),
+    /// [`BestFirst`] with this many expanded nodes a search.
+    BestFirst(u64, Weights),
 }
 
 impl AgentSpec {
@@ -364,6 +429,7 @@ impl AgentSpec {
             AgentSpec::FlatMonteCarlo(n) => Box::new(FlatMonteCarlo::new(n)),
             AgentSpec::Mcts(n, weights) => Box::new(Mcts::new(n, weights)),
             AgentSpec::MctsPlain(n, weights) => Box::new(Mcts::plain(n, weights)),
+            AgentSpec::BestFirst(n, weights) => Box::new(BestFirst::new(n, weights)),
         }
     }
 }
@@ -387,6 +453,7 @@ mod tests {
             AgentSpec::FlatMonteCarlo(5),
             AgentSpec::Mcts(30, Weights::default()),
             AgentSpec::MctsPlain(30, Weights::default()),
+            AgentSpec::BestFirst(200, Weights::default()),
         ]
     }
 
@@ -473,6 +540,31 @@ mod tests {
         let stuck = parse_state("AH5S", Some(crate::Grid::new(1, 2).unwrap())).unwrap();
         let (lay, pos) = Position::new(&stuck);
         assert!(!random_playout(&lay, &pos, &mut game_rng(0, 0, 0)));
+    }
+
+    #[test]
+    fn best_first_plays_out_the_solution_it_finds() {
+        for d in 0..10 {
+            let start = deal(d);
+            let p = play(
+                &mut BestFirst::new(1_000_000, Weights::default()),
+                &start,
+                &mut game_rng(0, d as u64, 0),
+            );
+            // Deals 0..9 are solvable, and the budget is ample.
+            assert!(p.won, "deal {d}");
+            assert!(replays(&start, &p).is_solved());
+        }
+        // With a budget of one node it never finds a solution of 16 cards
+        // and plays the greedy game.
+        let start = deal(3);
+        let starved = play(
+            &mut BestFirst::new(1, Weights::default()),
+            &start,
+            &mut game_rng(0, 3, 0),
+        );
+        let greedy = play(&mut Greedy::default(), &start, &mut game_rng(0, 3, 0));
+        assert_eq!(starved.moves[0], greedy.moves[0]);
     }
 
     #[test]

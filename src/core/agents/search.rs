@@ -8,6 +8,7 @@
 //! unsolvable deal costs every reachable board whatever the order.
 
 use super::{Position, Weights, moves_of};
+use crate::engine::board::Layout;
 use crate::engine::limits::{Limits, SearchError};
 use crate::engine::state::{Move, State};
 use std::cmp::Ordering;
@@ -62,6 +63,18 @@ impl Ord for Entry {
 /// space, within `limits` (memory and cancel).
 pub fn search(start: &State, order: Order, limits: &Limits) -> Result<Searched, SearchError> {
     let (lay, pos) = Position::new(start);
+    search_from(&lay, pos, order, limits, u64::MAX)
+}
+
+/// [`search`] from a position, giving up (no solution) once `budget` nodes
+/// are expanded.
+pub fn search_from(
+    lay: &Layout,
+    pos: Position,
+    order: Order,
+    limits: &Limits,
+    budget: u64,
+) -> Result<Searched, SearchError> {
     // Every node added: its position, parent and the move from it.
     let mut nodes: Vec<(Position, usize, Option<Move>)> = vec![(pos, usize::MAX, None)];
     let mut seen: HashSet<u128> = HashSet::new();
@@ -69,7 +82,7 @@ pub fn search(start: &State, order: Order, limits: &Limits) -> Result<Searched, 
     let mut heap = BinaryHeap::new();
     let mut stack = Vec::new();
     let value = |p: &Position| match order {
-        Order::BestFirst(w) => w.value(&lay, p),
+        Order::BestFirst(w) => w.value(lay, p),
         Order::DepthFirst => 0.0,
     };
     let mut arrival = 0u64;
@@ -87,7 +100,7 @@ pub fn search(start: &State, order: Order, limits: &Limits) -> Result<Searched, 
             Order::BestFirst(_) => heap.pop().map(|e| e.node),
             Order::DepthFirst => stack.pop(),
         };
-        let Some(i) = next else {
+        let Some(i) = next.filter(|_| expanded < budget) else {
             return Ok(Searched {
                 solution: None,
                 expanded,
@@ -111,7 +124,7 @@ pub fn search(start: &State, order: Order, limits: &Limits) -> Result<Searched, 
         if expanded.is_multiple_of(4096) {
             limits.check(nodes.len() * 48 + seen.capacity() * 24)?;
         }
-        let moves = moves_of(&lay, &pos);
+        let moves = moves_of(lay, &pos);
         // Depth-first takes the last pushed first, so push in reverse.
         let ordered: Vec<Move> = match order {
             Order::BestFirst(_) => moves.as_slice().to_vec(),

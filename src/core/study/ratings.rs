@@ -686,7 +686,8 @@ mod tests {
     #[test]
     fn header_has_every_column_once() {
         let h = header();
-        assert_eq!(h.len(), 4 + 11 + 11);
+        // 4 lead columns, the 14 features but n, the 11 after them.
+        assert_eq!(h.len(), 4 + 14 + 11);
         for f in Features::NAMES {
             assert_eq!(h.iter().filter(|c| *c == f).count(), 1, "{f}");
         }
