@@ -835,6 +835,33 @@ fn tune_saves_weights_that_beat_a_bad_start_and_that_agents_read() {
     let s: serde_json::Value = serde_json::from_slice(&start.stdout).unwrap();
     assert_eq!(s["agents"][0]["wins"], 0);
     assert!(tuned["train_win_rate"].as_f64().unwrap() > 0.0);
+    // Two weight files face each other on the same games, each agent named
+    // by its file.
+    let both = boaf(
+        &[
+            "agents",
+            "--agent",
+            "greedy",
+            "--weights",
+            out_path.to_str().unwrap(),
+            "--compare",
+            "greedy",
+            "--compare-weights",
+            bad.to_str().unwrap(),
+            "--deals",
+            "0..60",
+            "--json",
+        ],
+        "",
+    );
+    let b: serde_json::Value = serde_json::from_slice(&both.stdout).unwrap();
+    assert_eq!(b["agents"][0]["agent"], "greedy [tuned]");
+    assert_eq!(b["agents"][1]["agent"], "greedy [bad]");
+    assert_eq!(b["agents"][1]["wins"], 0);
+    assert_eq!(b["compare"]["only_second"], 0);
+    let train_wins =
+        (tuned["train_win_rate"].as_f64().unwrap() * v["train_deals"].as_f64().unwrap()).round();
+    assert_eq!(b["agents"][0]["wins"].as_f64().unwrap(), train_wins);
     // Bad settings are refused with a reason.
     let out = boaf(&["tune", "--population", "1"], "");
     assert!(!out.status.success());

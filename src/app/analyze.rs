@@ -472,7 +472,7 @@ fn feature_grid(ui: &mut egui::Ui, f: &Features) {
     egui::Grid::new("features").striped(true).show(ui, |ui| {
         for name in Features::NAMES {
             ui.label(name);
-            ui.monospace(format::number(f.value(name)));
+            ui.monospace(format::feature(name, f.value(name)));
             ui.end_row();
         }
     });

@@ -527,7 +527,7 @@ impl BoafApp {
                         }
                     });
                     for (f, _) in COLUMNS {
-                        ui.label(format::number(c.features.value(f)));
+                        ui.label(format::feature(f, c.features.value(f)));
                     }
                     ui.end_row();
                 }

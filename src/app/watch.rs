@@ -391,11 +391,10 @@ impl BoafApp {
                 targets: &[],
                 hint: None,
             };
-            // Shown, not played: the board belongs to the agent.
+            // Shown, not played: the board belongs to the agent, and clicks
+            // on it are ignored.
             let side = (ui.available_width() * 0.55).min(ui.available_height());
-            ui.add_enabled_ui(false, |ui| {
-                board_ui(ui, &g.state, &light, egui::vec2(side, side))
-            });
+            let _ = board_ui(ui, &g.state, &light, egui::vec2(side, side));
             ui.vertical(|ui| estimates_ui(ui, g.last.as_ref()));
         });
     }
@@ -426,7 +425,10 @@ fn estimates_ui(ui: &mut egui::Ui, last: Option<&Choice>) {
                 ui.strong(h);
             }
             ui.end_row();
-            for e in &c.estimates {
+            // The most tried first, then the most won.
+            let mut shown = c.estimates.clone();
+            shown.sort_by_key(|e| std::cmp::Reverse((e.visits, e.wins)));
+            for e in &shown {
                 let name = move_text(&c.before, e.mv);
                 if e.mv == c.mv {
                     ui.strong(format!("▶ {name}"));

@@ -55,6 +55,10 @@ pub struct AgentsArgs {
     /// with `score = …` and `moves = …` (default 1.0 and 2.5)
     #[arg(long, value_name = "FILE")]
     weights: Option<String>,
+    /// Weights for the --compare agent alone (default: --weights), to test
+    /// two weight vectors against each other
+    #[arg(long, value_name = "FILE", requires = "compare")]
+    compare_weights: Option<String>,
     /// Deal numbers A..B (B excluded)
     #[arg(long, value_parser = range_arg, default_value = "0..1000")]
     deals: (i64, i64),
@@ -164,7 +168,11 @@ pub fn agents(args: AgentsArgs) -> Result<ExitCode> {
     };
     let mut specs = vec![parse_agent(&args.agent, &args, weights)?];
     if let Some(other) = &args.compare {
-        specs.push(parse_agent(other, &args, weights)?);
+        let theirs = match &args.compare_weights {
+            Some(path) => read_weights(path)?,
+            None => weights,
+        };
+        specs.push(parse_agent(other, &args, theirs)?);
     }
     if args.games == 0 {
         bail!("--games must be at least 1");
@@ -192,13 +200,27 @@ pub fn agents(args: AgentsArgs) -> Result<ExitCode> {
         .iter()
         .enumerate()
         .map(|(i, spec)| {
+            // With two weight files, each agent is named with its own.
+            let file = match (&args.compare_weights, i) {
+                (None, _) => None,
+                (Some(_), 0) => Some(args.weights.as_deref().unwrap_or("default")),
+                (Some(theirs), _) => Some(theirs.as_str()),
+            };
+            let stem = file.map(|f| {
+                std::path::Path::new(f)
+                    .file_stem()
+                    .map_or(f.to_string(), |s| s.to_string_lossy().into_owned())
+            });
             let games = outcomes.len() as u64;
             let wins = outcomes.iter().filter(|o| o[i].0).count() as u64;
             let moves: usize = outcomes.iter().map(|o| o[i].1).sum();
             let time: Duration = outcomes.iter().map(|o| o[i].2).sum();
             let (lo, hi) = wilson(wins, games, 0.95);
             AgentReport {
-                agent: spec.build().name(),
+                agent: match stem {
+                    Some(stem) => format!("{} [{stem}]", spec.build().name()),
+                    None => spec.build().name(),
+                },
                 games,
                 wins,
                 win_rate: if games > 0 {
@@ -245,6 +267,11 @@ pub fn agents(args: AgentsArgs) -> Result<ExitCode> {
 }
 
 fn print_agents(out: &mut impl Write, r: &AgentsReport) -> Result<()> {
+    let w = r
+        .agents
+        .iter()
+        .map(|a| a.agent.chars().count())
+        .fold(12, usize::max);
     writeln!(
         out,
         "deals {}: {} solvable ({} skipped as unsolvable), {} a deal, seed {}, {}, {:.1} s wall",
@@ -258,13 +285,13 @@ fn print_agents(out: &mut impl Write, r: &AgentsReport) -> Result<()> {
     )?;
     writeln!(
         out,
-        "{:<12} {:>8} {:>8} {:>9}  {:<18} {:>10} {:>9}",
+        "{:<w$} {:>8} {:>8} {:>9}  {:<18} {:>10} {:>9}",
         "agent", "games", "won", "win rate", "95% Wilson", "moves/game", "ms/move"
     )?;
     for a in &r.agents {
         writeln!(
             out,
-            "{:<12} {:>8} {:>8} {:>8.2}%  [{:>6.2}, {:>6.2}]   {:>10.2} {:>9.3}",
+            "{:<w$} {:>8} {:>8} {:>8.2}%  [{:>6.2}, {:>6.2}]   {:>10.2} {:>9.3}",
             a.agent,
             a.games,
             a.wins,
