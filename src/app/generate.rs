@@ -50,6 +50,8 @@ pub(super) struct GeneratePanel {
     swap_in: f64,
     uphill: f64,
     halfway_mode: HalfwayMode,
+    /// Whether each finished candidate gets the agents' difficulty features.
+    difficulty: bool,
     /// The generation under way.
     batch: Option<Batch>,
     /// `arrival`, `energy` or a feature name.
@@ -101,6 +103,7 @@ impl GeneratePanel {
             swap_in: 0.3,
             uphill: 0.005,
             halfway_mode: HalfwayMode::for_cards(8),
+            difficulty: true,
             batch: None,
             sort: "arrival".into(),
             descending: false,
@@ -233,6 +236,7 @@ impl GeneratePanel {
             swap_in: self.swap_in,
             uphill: self.uphill,
             halfway_mode: self.halfway_mode,
+            difficulty: self.difficulty,
             ..SearchParams::for_cards(self.n)
         };
         let job = Job {
@@ -391,6 +395,14 @@ impl BoafApp {
                         })
                         .response
                         .labelled_by(l.id);
+                    ui.end_row();
+                    ui.label("");
+                    ui.checkbox(&mut g.difficulty, "Difficulty features")
+                        .on_hover_text(
+                            "Agents play each finished candidate for playout_win_rate, \
+                             greedy_wins and mcts_budget (up to a second each). An energy \
+                             that reads them gets them anyway.",
+                        );
                     ui.end_row();
                 });
         });

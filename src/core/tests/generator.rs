@@ -550,3 +550,64 @@ fn phases_read_as_english() {
     assert_eq!(Phase::Features { layers }.done_of(), (5, 31));
     assert_eq!(Phase::Descent { step: 53, of: 50 }.done_of(), (50, 50));
 }
+
+#[test]
+fn an_energy_that_reads_difficulty_gets_it_at_every_step_and_in_the_candidate() {
+    use boaf_core::agents::difficulty::{Plays, add_difficulty};
+    use boaf_core::generator::energy::EnergyBook;
+    use boaf_core::generator::pipeline::make_candidate;
+    // Hard for MCTS, forgiving to the greedy player: two readings of the
+    // agents, and no halfway feature.
+    let book = EnergyBook::parse(
+        "[[energy]]\nname = \"hard\"\nvalue = \"greedy_wins - 0.01 * mcts_budget\"\n",
+        "hard.toml",
+    )
+    .unwrap();
+    let energy = book.get("hard").unwrap().clone();
+    assert_eq!(
+        energy.reads().plays,
+        Plays {
+            playouts: false,
+            greedy: true,
+            mcts: true
+        }
+    );
+    let job = Job {
+        n: 7,
+        energy: energy.clone(),
+        seed: 4,
+        // The paper's settings: no difficulty asked for besides the energy's.
+        params: SearchParams {
+            iterations: 30,
+            ..SearchParams::paper(7)
+        },
+        indices: 0..1,
+        memory_cap: 1 << 30,
+    };
+    assert!(!job.params.difficulty);
+    let c = make_candidate(&job, 0, Limits::default(), |_| {}).unwrap();
+    let f = &c.features;
+    assert!(f.greedy_wins.is_some() && f.mcts_budget.is_some());
+    assert_eq!(f.playout_win_rate, None, "not read, not computed");
+    // The energy is the energy of the features as the agents give them.
+    let state = c.state().unwrap();
+    let mut again = f.clone();
+    add_difficulty(&mut again, &state, Plays::ALL, &Limits::default()).unwrap();
+    assert_eq!(again.mcts_budget, f.mcts_budget);
+    assert_eq!(again.greedy_wins, f.greedy_wins);
+    assert_eq!(c.energy, energy.eval(f));
+    let want = f.greedy_wins.unwrap() as u8 as f64 - 0.01 * f.mcts_budget.unwrap() as f64;
+    assert!((c.energy - want).abs() < 1e-12);
+    // Asked for: all three on the candidate, whatever the energy.
+    let e5 = Job {
+        params: SearchParams {
+            difficulty: true,
+            ..job.params.clone()
+        },
+        energy: builtin().get("E5").unwrap().clone(),
+        ..job
+    };
+    let c5 = make_candidate(&e5, 0, Limits::default(), |_| {}).unwrap();
+    assert!(c5.features.playout_win_rate.is_some());
+    assert!(c5.features.greedy_wins.is_some());
+}
