@@ -48,6 +48,8 @@ fn main() -> anyhow::Result<()> {
             params: SearchParams {
                 // Short searches: the demonstration wants variety, not the best puzzles.
                 iterations: 200,
+                // The agents' features too, so the Regression panel offers them.
+                difficulty: true,
                 ..SearchParams::paper(n)
             },
             indices: 0..count,

@@ -611,3 +611,30 @@ fn an_energy_that_reads_difficulty_gets_it_at_every_step_and_in_the_candidate() 
     assert!(c5.features.playout_win_rate.is_some());
     assert!(c5.features.greedy_wins.is_some());
 }
+
+#[test]
+fn a_store_written_before_the_difficulty_features_still_reads() {
+    let mut job = job(6, "E5", 20, 2, 0..1);
+    job.params.difficulty = true;
+    let c =
+        boaf_core::generator::pipeline::make_candidate(&job, 0, Limits::default(), |_| {}).unwrap();
+    assert!(c.features.mcts_budget.is_some());
+    // The line an older version wrote: no difficulty fields at all.
+    let mut v: serde_json::Value = serde_json::to_value(&c).unwrap();
+    let f = v["features"].as_object_mut().unwrap();
+    for name in ["playout_win_rate", "greedy_wins", "mcts_budget"] {
+        assert!(f.remove(name).is_some(), "{name} is stored");
+    }
+    v["params"].as_object_mut().unwrap().remove("difficulty");
+    let line = format!("{}\n", serde_json::to_string(&v).unwrap());
+    let (read, skipped) = parse_store(&line);
+    assert!(skipped.is_empty(), "{skipped:?}");
+    let old = &read[0];
+    assert_eq!(old.features.mcts_budget, None);
+    assert_eq!(old.features.greedy_wins, None);
+    assert_eq!(old.features.playout_win_rate, None);
+    assert!(!old.params.difficulty);
+    // Everything else is as stored.
+    assert_eq!(old.features.halfway_ratio, c.features.halfway_ratio);
+    assert_eq!(old.puzzle, c.puzzle);
+}
