@@ -103,7 +103,7 @@ impl AnalyzePanel {
     }
 
     /// Lets the agents play `state` for its difficulty features, in a
-    /// thread of its own (up to about a second).
+    /// thread of its own (about a second at most on the 16-card puzzles measured; more on a puzzle no MCTS budget wins).
     fn play_for_difficulty(
         &mut self,
         puzzle: String,
@@ -216,7 +216,12 @@ impl BoafApp {
 /// Under the features: a button that lets the agents play the puzzle when
 /// its difficulty features are missing (a candidate made without them).
 fn difficulty_ui(ui: &mut egui::Ui, a: &mut AnalyzePanel, c: &Candidate) {
-    if c.features.greedy_wins.is_some() {
+    let f = &c.features;
+    // An unsolvable puzzle has no MCTS budget even when it was asked for.
+    let all = f.greedy_wins.is_some()
+        && f.playout_win_rate.is_some()
+        && (f.mcts_budget.is_some() || !f.solvable);
+    if all {
         ui.weak(format!(
             "Difficulty: {} random playouts, seed 000's greedy agent, and the smallest MCTS \
              budget of {:?} that wins {} of {} games ({} if none does).",
@@ -246,7 +251,7 @@ fn difficulty_ui(ui: &mut egui::Ui, a: &mut AnalyzePanel, c: &Candidate) {
     let clicked = ui
         .button("Let the agents play it")
         .on_hover_text(
-            "Computes playout_win_rate, greedy_wins and mcts_budget (up to a second); \
+            "Computes playout_win_rate, greedy_wins and mcts_budget (about a second at most on 16-card puzzles measured); \
              they are kept with the candidate and saved with its rating",
         )
         .clicked();

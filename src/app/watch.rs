@@ -185,7 +185,8 @@ impl WatchPanel {
         self.kind.spec(self.budget.max(1))
     }
 
-    /// A new game of `state` by the chosen agent, seeded by the puzzle.
+    /// A new game of `state` by the chosen agent (its generator is seeded
+    /// by the position it starts playing from, so a game replays).
     fn new_game(&mut self, puzzle: &str, state: &State) {
         self.game = Some(Watched {
             puzzle: puzzle.to_string(),

@@ -51,8 +51,9 @@ pub struct AgentsArgs {
     /// Flat Monte Carlo playouts per legal move, for an agent written without a budget
     #[arg(long, default_value_t = 100)]
     playouts: u32,
-    /// The heuristic's weights for greedy and MCTS's playouts: a TOML file
-    /// with `score = …` and `moves = …` (default 1.0 and 2.5)
+    /// The heuristic's weights for greedy, best-first and MCTS's playouts: a
+    /// TOML file with `score = …`, `moves = …` and optionally `lost = …`
+    /// (default 1.0, 2.5 and 0)
     #[arg(long, value_name = "FILE")]
     weights: Option<String>,
     /// Weights for the --compare agent alone (default: --weights), to test

@@ -201,7 +201,12 @@ pub fn bench(cmd: BenchCommand) -> Result<ExitCode> {
 /// Search parameters for n cards: the defaults of `boaf generate`, changed
 /// by a setting `key=value,...`.
 pub fn parse_setting(n: usize, text: &str) -> Result<SearchParams> {
-    let mut params = SearchParams::for_cards(n);
+    // The benchmark times the search: the agents' difficulty features of
+    // the results are left out, as before they existed.
+    let mut params = SearchParams {
+        difficulty: false,
+        ..SearchParams::for_cards(n)
+    };
     for pair in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
         let (key, value) = pair
             .split_once('=')
@@ -618,6 +623,8 @@ fn bench_generate(args: BenchGenerateArgs) -> Result<ExitCode> {
             };
             let params = SearchParams {
                 iterations,
+                // Timed as before the agents' features existed.
+                difficulty: false,
                 ..SearchParams::for_cards(n)
             };
             let job = Job {
@@ -662,7 +669,10 @@ mod tests {
 
     #[test]
     fn a_setting_changes_only_what_it_names() {
-        let defaults = SearchParams::for_cards(16);
+        let defaults = SearchParams {
+            difficulty: false,
+            ..SearchParams::for_cards(16)
+        };
         assert_eq!(parse_setting(16, "").unwrap(), defaults);
         assert_eq!(defaults.iterations, 400);
         assert_eq!(defaults.screen, DEFAULT_SCREEN);

@@ -56,7 +56,7 @@ pub struct AnalyzeArgs {
     run: AnalysisRun,
     /// Also let agents play it for the difficulty features: the share of
     /// 10 000 random playouts that win, whether greedy wins, and the
-    /// smallest MCTS budget that wins 4 of 5 games (up to a second)
+    /// smallest MCTS budget that wins 4 of 5 games (about a second at most on the 16-card puzzles measured)
     #[arg(long)]
     difficulty: bool,
     /// Print JSON
@@ -330,6 +330,7 @@ pub fn analyze(args: AnalyzeArgs) -> Result<ExitCode> {
             &analysis.depths,
             &features,
             analysis.halfway_depth(),
+            args.difficulty,
         );
         println!(
             "time {seconds:.3} s; peak layer and table memory {:.1} MB",
@@ -349,7 +350,15 @@ pub fn analyze(args: AnalyzeArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn print_analysis(state: &State, depths: &[DepthCount], f: &Features, halfway: usize) {
+/// Prints the analysis; `played` says whether the agents played it for the
+/// difficulty features (else they read "(--difficulty)").
+fn print_analysis(
+    state: &State,
+    depths: &[DepthCount],
+    f: &Features,
+    halfway: usize,
+    played: bool,
+) {
     println!(
         "{}  ({} stacks)\n{}\n",
         to_compact(state),
@@ -376,9 +385,8 @@ fn print_analysis(state: &State, depths: &[DepthCount], f: &Features, halfway: u
     println!("midgame tension: {}\n\nfeatures", number(f.midgame_tension));
     for name in Features::NAMES.iter() {
         let value = match f.value(name) {
-            None if Features::DIFFICULTY.contains(name) && f.greedy_wins.is_none() => {
-                "(--difficulty)".to_string()
-            }
+            None if Features::DIFFICULTY.contains(name) && !played => "(--difficulty)".to_string(),
+            Some(v) if *name == "mcts_budget" => format::feature(name, Some(v)),
             v => number(v),
         };
         println!("  {name:<20} {value}");

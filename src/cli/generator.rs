@@ -107,7 +107,7 @@ pub struct GenerateArgs {
     #[arg(long, default_value_t = Bytes(WORKER_CAP))]
     memory_cap: Bytes,
     /// Skip the difficulty features of each finished puzzle (agents play
-    /// it: playout_win_rate, greedy_wins, mcts_budget; up to a second
+    /// it: playout_win_rate, greedy_wins, mcts_budget; about a second at most
     /// each). An energy that reads them still gets them
     #[arg(long)]
     no_difficulty: bool,

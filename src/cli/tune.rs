@@ -117,9 +117,15 @@ pub fn tune_weights(args: TuneArgs) -> Result<ExitCode> {
         bail!("--mutation must be a probability from 0 to 1 and --step at least 0");
     }
     let (low, high) = (args.bounds[0], args.bounds[1]);
-    // Written so that a NaN bound is refused too.
-    if !(low.is_finite() && high.is_finite() && low < high) {
-        bail!("--bounds must be LOW,HIGH with LOW < HIGH, not {low},{high}");
+    // Written so that a NaN bound is refused too, and the draws stay finite.
+    if !(low < high && (high - low).is_finite()) {
+        bail!("--bounds must be finite LOW,HIGH with LOW < HIGH, not {low},{high}");
+    }
+    if args.step > high - low {
+        bail!(
+            "--step must be at most the width of --bounds ({})",
+            high - low
+        );
     }
     let start = args.start.as_deref().map(read_weights).transpose()?;
     let threads = args.threads.unwrap_or_else(all_cores).max(1);

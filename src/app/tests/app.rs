@@ -515,7 +515,8 @@ fn the_coefficient_chart_names_every_feature() {
     let root = temp_root("regress-chart");
     let mut h = regression_harness(&root);
     // Tick every feature the ratings have but the two that are the same in
-    // every example rating (7 cards, all solvable): ten bars.
+    // every example rating (8 cards, all solvable): thirteen bars, the
+    // agents' three included.
     let names: Vec<String> = boaf_core::engine::features::Features::NAMES
         .iter()
         .filter(|f| !["n", "solvable"].contains(f))
@@ -530,7 +531,7 @@ fn the_coefficient_chart_names_every_feature() {
         }
     }
     let fit = h.state().fit().expect("a fit with every feature").clone();
-    assert_eq!(fit.coefs.len(), 10);
+    assert_eq!(fit.coefs.len(), 13);
     // The chart sits under its heading, in the left column; the table and
     // the tick boxes (which also name the features) are above it, the
     // scatter plot to its right.

@@ -100,7 +100,7 @@ pub fn search_from(
             Order::BestFirst(_) => heap.pop().map(|e| e.node),
             Order::DepthFirst => stack.pop(),
         };
-        let Some(i) = next.filter(|_| expanded < budget) else {
+        let Some(i) = next.filter(|&i| expanded < budget || nodes[i].0.is_won()) else {
             return Ok(Searched {
                 solution: None,
                 expanded,

@@ -146,8 +146,13 @@ fn first_generation(opts: &TuneOptions, rng: &mut Rng) -> Vec<Weights> {
     (0..opts.population)
         .map(|i| {
             let v: Vec<f64> = match opts.start {
-                // The start itself, then ever wider mutations of it.
-                Some(w) if i == 0 => w.to_vec(),
+                // The start itself (within the bounds), then wide
+                // mutations of it.
+                Some(w) if i == 0 => w
+                    .to_vec()
+                    .into_iter()
+                    .map(|g| g.clamp(opts.bounds.0, opts.bounds.1))
+                    .collect(),
                 Some(w) => w
                     .to_vec()
                     .into_iter()

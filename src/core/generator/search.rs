@@ -117,7 +117,7 @@ pub struct SearchParams {
     #[serde(default)]
     pub warmup: f64,
     /// Whether each finished puzzle also gets the difficulty features (the
-    /// agents play it; about a second at most). They are computed at every
+    /// agents play it; about a second at most on the 16-card puzzles measured). They are computed at every
     /// step anyway when the energy reads them.
     #[serde(default)]
     pub difficulty: bool,
@@ -636,19 +636,17 @@ impl<'a> Scorer<'a> {
         };
         let state = to_state(cells, grid);
         let parts = HalfwayParts::new(&state, wanted, &self.opts)?;
-        // The features but the halfway ratio, with what the agents found.
-        let partial = |parts: &HalfwayParts| {
-            let mut f = parts.features_with(None);
-            self.play(&mut f, &state).map(|()| f)
-        };
+        // The features but the halfway ratio, with what the agents found
+        // (they play once a step).
+        let mut partial = parts.features_with(None);
+        self.play(&mut partial, &state)?;
         if !parts.solvable() {
             // The penalty, whatever the ratio.
-            let f = partial(&parts)?;
-            return Ok(Judged::Scored(self.remember(cells, &f, None)));
+            return Ok(Judged::Scored(self.remember(cells, &partial, None)));
         }
         let solvable = parts.halfway_solvable();
         if let Some(bar) = bar {
-            let f = partial(&parts)?;
+            let f = partial.clone();
             if self.beaten(&f, solvable, bar) {
                 self.memo
                     .insert(*cells, Known::Numerator(Box::new(f), solvable));
@@ -656,7 +654,9 @@ impl<'a> Scorer<'a> {
             }
         }
         let (mut f, states) = parts.finish_counted(&self.opts)?;
-        self.play(&mut f, &state)?;
+        f.playout_win_rate = partial.playout_win_rate;
+        f.greedy_wins = partial.greedy_wins;
+        f.mcts_budget = partial.mcts_budget;
         Ok(Judged::Scored(self.remember(cells, &f, Some(states))))
     }
 
