@@ -68,6 +68,16 @@ impl Kind {
         }
     }
 
+    /// The largest budget offered: a move then takes a few seconds at most
+    /// (a stopped agent finishes the move it is choosing).
+    fn max_budget(self) -> u32 {
+        match self {
+            Kind::FlatMonteCarlo => 10_000,
+            Kind::Mcts | Kind::MctsPlain => 100_000,
+            _ => 1_000_000,
+        }
+    }
+
     fn spec(self, budget: u32) -> AgentSpec {
         let w = Weights::default();
         match self {
@@ -304,7 +314,7 @@ impl BoafApp {
                 .labelled_by(l.id);
             if let Some(unit) = w.kind.budget_unit() {
                 let l = ui.label("Budget");
-                ui.add(egui::DragValue::new(&mut w.budget).range(1..=1_000_000))
+                ui.add(egui::DragValue::new(&mut w.budget).range(1..=w.kind.max_budget()))
                     .labelled_by(l.id);
                 ui.label(unit);
             }
