@@ -103,7 +103,8 @@ impl AnalyzePanel {
     }
 
     /// Lets the agents play `state` for its difficulty features, in a
-    /// thread of its own (about a second at most on the 16-card puzzles measured; more on a puzzle no MCTS budget wins).
+    /// thread of its own (about a second at most on the 16-card puzzles
+    /// measured; more on a puzzle no MCTS budget wins).
     fn play_for_difficulty(
         &mut self,
         puzzle: String,

@@ -400,8 +400,8 @@ impl BoafApp {
                     ui.checkbox(&mut g.difficulty, "Difficulty features")
                         .on_hover_text(
                             "Agents play each finished candidate for playout_win_rate, \
-                             greedy_wins and mcts_budget (about a second at most each, as measured). An energy \
-                             that reads them gets them anyway.",
+                             greedy_wins and mcts_budget (about a second at most each, as \
+                             measured). An energy that reads them gets them anyway.",
                         );
                     ui.end_row();
                 });

@@ -56,7 +56,8 @@ pub struct AnalyzeArgs {
     run: AnalysisRun,
     /// Also let agents play it for the difficulty features: the share of
     /// 10 000 random playouts that win, whether greedy wins, and the
-    /// smallest MCTS budget that wins 4 of 5 games (about a second at most on the 16-card puzzles measured)
+    /// smallest MCTS budget that wins 4 of 5 games (about a second at most on
+    /// the 16-card puzzles measured)
     #[arg(long)]
     difficulty: bool,
     /// Print JSON

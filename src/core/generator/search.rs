@@ -117,8 +117,9 @@ pub struct SearchParams {
     #[serde(default)]
     pub warmup: f64,
     /// Whether each finished puzzle also gets the difficulty features (the
-    /// agents play it; about a second at most on the 16-card puzzles measured). They are computed at every
-    /// step anyway when the energy reads them.
+    /// agents play it; about a second at most on the 16-card puzzles
+    /// measured). They are computed at every step anyway when the energy
+    /// reads them.
     #[serde(default)]
     pub difficulty: bool,
 }
