@@ -148,6 +148,7 @@ fn halfway_prints_each_ratio_with_its_numerator_and_denominator() {
         Some(37461.0 / 3216593.0)
     );
     assert_eq!(lines[0]["depth"], 8);
+    assert!(lines[0].get("midgame_tension").is_none(), "not asked for");
     assert_eq!(
         (lines[1]["solvable"].as_u64(), lines[1]["states"].as_u64()),
         (Some(2), Some(193162))
@@ -161,7 +162,21 @@ fn halfway_prints_each_ratio_with_its_numerator_and_denominator() {
     let out = boaf(&["halfway", "9D3H2HKC6S4DJC7SAC3C9SQC4H7DADKH"], "");
     assert!(out.status.success());
     assert!(
-        text(&out.stdout).contains("= 2 / 193,162 (depth 8)"),
+        text(&out.stdout).contains("= 2 / 193,162 (depth 8)  0."),
+        "{}",
+        text(&out.stdout)
+    );
+    // The tension when asked for, as the full analysis has it.
+    let puzzle = "9D3H2HKC6S4DJC7SAC3C9SQC4H7DADKH";
+    let out = boaf(&["halfway", "--json", "--tension", puzzle], "");
+    let fast: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let out = boaf(&["analyze", "--json", puzzle], "");
+    let full: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let tension = fast["midgame_tension"].as_f64().unwrap();
+    assert_eq!(Some(tension), full["features"]["midgame_tension"].as_f64());
+    let out = boaf(&["halfway", "--tension", puzzle], "");
+    assert!(
+        text(&out.stdout).contains(&format!("(depth 8)  tension {tension:.4}")),
         "{}",
         text(&out.stdout)
     );

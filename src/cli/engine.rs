@@ -431,6 +431,10 @@ pub struct HalfwayArgs {
     /// Print one JSON object per puzzle and line
     #[arg(long)]
     json: bool,
+    /// Also compute the midgame tension (a look at every move of every
+    /// solvable state at the halfway depth; it takes longer and more memory)
+    #[arg(long)]
+    tension: bool,
     /// Print the peak memory as JSON on standard error (for benchmarks)
     #[arg(long, hide = true)]
     stats: bool,
@@ -444,7 +448,9 @@ struct HalfwayReport {
     halfway_ratio: f64,
     solvable: u64,
     states: u64,
-    midgame_tension: Option<f64>,
+    /// Only with `--tension` (null when no solvable state has a move).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    midgame_tension: Option<Option<f64>>,
     seconds: f64,
 }
 
@@ -487,28 +493,31 @@ pub fn halfway(args: HalfwayArgs) -> Result<ExitCode> {
             }
         };
         let started = Instant::now();
-        let h = boaf_core::engine::halfway::halfway(state, true, &limits)?;
+        let h = boaf_core::engine::halfway::halfway(state, args.tension, &limits)?;
         let report = HalfwayReport {
             state: to_compact(state),
             depth: h.depth,
             halfway_ratio: h.ratio(),
             solvable: h.solvable,
             states: h.halfway_states(),
-            midgame_tension: h.tension,
+            midgame_tension: args.tension.then_some(h.tension),
             seconds: started.elapsed().as_secs_f64(),
         };
         if args.json {
             writeln!(out, "{}", serde_json::to_string(&report)?)?;
         } else {
+            let tension = report
+                .midgame_tension
+                .map(|t| format!("  tension {}", format::fixed(t, 4)))
+                .unwrap_or_default();
             writeln!(
                 out,
-                "{}  halfway ratio {} = {} / {} (depth {})  tension {}  {:.3} s",
+                "{}  halfway ratio {} = {} / {} (depth {}){tension}  {:.3} s",
                 report.state,
                 format::decimals(Some(report.halfway_ratio), 6),
                 format::count(report.solvable),
                 format::count(report.states),
                 report.depth,
-                format::fixed(report.midgame_tension, 4),
                 report.seconds
             )?;
         }

@@ -371,7 +371,7 @@ impl HalfwayParts {
         };
         let steps = stacks.saturating_sub(1) - lowest + 1 + 1;
         let mut told = 0;
-        let walk = merges.walk_back(lowest, half, limits, |states| {
+        let walk = merges.walk_back(lowest, half, wanted.tension, limits, |states| {
             told += 1;
             tell(opts, told, steps, states);
         })?;

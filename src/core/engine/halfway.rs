@@ -65,7 +65,7 @@ pub fn halfway(state: &State, tension: bool, limits: &Limits) -> Result<Halfway,
     let merges = Merges::new(state, limits)?;
     let depth = merges.n / 2;
     let states = merges.count_states(depth, limits)?;
-    let solvable = merges.solvable_states(depth, limits)?;
+    let solvable = merges.walk_back(depth, depth, tension, limits, |_| ())?;
     let tension = if tension {
         merges.tension(&solvable, limits)?
     } else {
@@ -75,7 +75,7 @@ pub fn halfway(state: &State, tension: bool, limits: &Limits) -> Result<Halfway,
         stacks: merges.n,
         depth,
         states,
-        solvable: solvable.at_depth.len() as u64,
+        solvable: solvable.count(depth).unwrap_or(0),
         tension,
     })
 }
@@ -548,8 +548,8 @@ impl PairWalk<'_> {
 type StateSet<K> = HashSet<K, BuildHasherDefault<KeyHasher>>;
 
 /// What the walk back from one stack found: the solvable states at every
-/// depth it reached, and the states themselves at one depth and the next,
-/// as packed boards (see [`crate::engine::board`]).
+/// depth it reached and, when asked for, the states themselves at one depth
+/// and the next, as packed boards (see [`crate::engine::board`]).
 pub struct Solvable {
     /// Solvable states at each depth from `lowest` to the last, shallowest first.
     counts: Vec<u64>,
@@ -557,18 +557,15 @@ pub struct Solvable {
     lowest: usize,
     /// The depth whose states are kept.
     pub depth: usize,
-    /// The solvable states at `depth`, sorted.
+    /// The solvable states at `depth`, sorted, when the walk was asked to
+    /// keep them (empty otherwise).
     pub at_depth: Vec<u128>,
-    /// The solvable states at `depth + 1` (empty past the last depth).
-    below: StateSet<u128>,
+    /// The solvable states at `depth + 1` (empty past the last depth), when
+    /// the walk was asked to keep them.
+    below: Option<StateSet<u128>>,
 }
 
 impl Solvable {
-    /// Whether the packed board `key`, one move past `depth`, is solvable.
-    pub fn is_solvable_below(&self, key: u128) -> bool {
-        self.below.contains(&key)
-    }
-
     /// Solvable states at depth `d`, if the walk reached it.
     pub fn count(&self, d: usize) -> Option<u64> {
         d.checked_sub(self.lowest)
@@ -582,44 +579,63 @@ impl Solvable {
 /// its top (4 bits each, high half).
 type Grouping = u128;
 
-/// The splits of each stack met on the walk back, computed once: for each
-/// set of cards, the (bottom, top) stacks met and where their splits lie.
-/// A split is kept as the bits it flips in a grouping, which depend only on
-/// the stack, so a predecessor costs one xor.
+/// The splits of each stack met on the walk back, computed once. A split is
+/// kept as the bits it flips in a grouping, which depend only on the stack,
+/// so a predecessor costs one xor.
 struct SplitCache {
-    by_set: Vec<Vec<(u8, u8, u32, u32)>>,
+    /// Set of cards → where its slots begin (`NONE` until it is met). A set
+    /// of k cards has k × k slots, one per (bottom, top), indexed by their
+    /// ranks among the set's cards, so a lookup is two reads.
+    base: Vec<u32>,
+    /// (start, length) of each stack's flips; `NONE` length until computed.
+    slots: Vec<(u32, u32)>,
     flips: Vec<Grouping>,
 }
+
+/// An empty entry of the split cache.
+const NONE: u32 = u32::MAX;
 
 impl SplitCache {
     fn new(n: usize) -> SplitCache {
         SplitCache {
-            by_set: vec![Vec::new(); 1 << n],
+            base: vec![NONE; 1 << n],
+            slots: Vec::new(),
             flips: Vec::new(),
         }
     }
 
+    /// The slot of the stack (`set`, `bottom`, `top`), made on first use.
+    #[inline]
+    fn slot(&mut self, set: u16, bottom: usize, top: usize) -> usize {
+        let k = set.count_ones() as usize;
+        let mut base = self.base[set as usize];
+        if base == NONE {
+            base = self.slots.len() as u32;
+            self.base[set as usize] = base;
+            self.slots.resize(self.slots.len() + k * k, (0, NONE));
+        }
+        let rank = |card: usize| (set & ((1u16 << card) - 1)).count_ones() as usize;
+        base as usize + rank(bottom) * k + rank(top)
+    }
+
     /// Bytes the cache takes, roughly.
     fn bytes(&self) -> usize {
-        self.by_set.len() * 24 + self.flips.capacity() * std::mem::size_of::<Grouping>()
+        self.base.len() * 4
+            + self.slots.capacity() * 8
+            + self.flips.capacity() * std::mem::size_of::<Grouping>()
     }
 }
 
 impl Merges {
-    /// The solvable states at `depth` and `depth + 1`, found by walking back
-    /// from one stack.
-    pub fn solvable_states(&self, depth: usize, limits: &Limits) -> Result<Solvable, SearchError> {
-        self.walk_back(depth, depth, limits, |_| ())
-    }
-
     /// Walks back from one stack to depth `lowest`, counting the solvable
-    /// states at every depth and keeping those at `keep` and `keep + 1`
-    /// (`keep` ≥ `lowest`). `done` hears the solvable states of each depth
-    /// as it is finished.
+    /// states at every depth and, when `next` is asked for (the tension needs
+    /// them), keeping those at `keep` and `keep + 1` (`keep` ≥ `lowest`).
+    /// `done` hears the solvable states of each depth as it is finished.
     pub fn walk_back(
         &self,
         lowest: usize,
         keep: usize,
+        next: bool,
         limits: &Limits,
         mut done: impl FnMut(usize),
     ) -> Result<Solvable, SearchError> {
@@ -635,20 +651,20 @@ impl Merges {
             // No cards: already one stack or fewer, as the analysis has it.
             level.push(0);
         }
+        level.sort_unstable();
+        level.dedup();
         let last = n.saturating_sub(1);
         let keep = keep.min(last);
         let lowest = lowest.min(keep);
         let mut counts = Vec::with_capacity(last + 1 - lowest);
         let mut at_depth = Vec::new();
-        let mut below = StateSet::default();
+        let mut below: Option<StateSet<u128>> = None;
         let mut splits = SplitCache::new(n);
-        level.sort_unstable();
-        level.dedup();
         let mut at = last;
         loop {
             // Boards are listed only where they are kept; elsewhere they are
             // counted off the sorted groupings.
-            let boards = if at == keep || at == keep + 1 {
+            let boards = if next && (at == keep || at == keep + 1) {
                 let mut keys: Vec<u128> = level.iter().map(|&g| self.board_key(g)).collect();
                 keys.sort_unstable();
                 keys.dedup();
@@ -656,8 +672,9 @@ impl Merges {
                 if at == keep {
                     at_depth = keys;
                 } else {
-                    below.reserve(keys.len());
-                    below.extend(keys);
+                    let set = below.get_or_insert_with(StateSet::default);
+                    set.reserve(keys.len());
+                    set.extend(keys);
                 }
                 boards
             } else {
@@ -668,33 +685,28 @@ impl Merges {
             if at == lowest {
                 break;
             }
-            let fixed = level.len() * 16 + below.capacity() * 24;
-            if at - 1 == lowest {
-                // The last depth needs its boards only, not their groupings;
-                // a board of 12 stacks or fewer fits 64 bits, which sort
-                // faster.
-                let keys = if n - lowest <= 12 {
-                    self.last_boards(&level, fixed, &mut splits, limits, |k| k as u64)?
-                        .into_iter()
-                        .map(u128::from)
-                        .collect()
+            let fixed = below.as_ref().map_or(0, |b| b.capacity() * 24) + splits.bytes();
+            if at - 1 == lowest && !(next && lowest == keep) {
+                // The last depth needs its boards' count only, not their
+                // groupings; a board of 12 stacks or fewer fits 64 bits,
+                // which sort faster.
+                let boards = if n - lowest <= 12 {
+                    self.last_boards(level, fixed, &mut splits, limits, |k| k as u64)?
                 } else {
-                    self.last_boards(&level, fixed, &mut splits, limits, |k| k)?
+                    self.last_boards(level, fixed, &mut splits, limits, |k| k)?
                 };
-                counts.push(keys.len() as u64);
-                done(keys.len());
-                if lowest == keep {
-                    at_depth = keys;
-                }
+                counts.push(boards as u64);
+                done(boards);
                 break;
             }
             let mut next = Sorted::default();
-            for (i, &g) in level.iter().enumerate() {
-                if i % CHECK_EVERY == 0 {
-                    limits.check(fixed + next.bytes() + splits.bytes())?;
+            split_all(level, fixed, |chunk, bytes| {
+                limits.check(bytes + next.bytes())?;
+                for &g in chunk {
+                    self.split_each(g, &mut splits, |p| next.push(p));
                 }
-                self.split_each(g, &mut splits, |p| next.push(p));
-            }
+                Ok(())
+            })?;
             level = next.finish();
             at -= 1;
         }
@@ -708,24 +720,25 @@ impl Merges {
         })
     }
 
-    /// The distinct boards one move before the groupings of `level`, sorted,
-    /// each made a `T` by `narrow`; `fixed` bytes are held besides.
-    fn last_boards<T: Copy + Ord>(
+    /// How many distinct boards lie one move before the groupings of
+    /// `level`; `fixed` bytes are held besides.
+    fn last_boards<T: Copy + Ord + Default>(
         &self,
-        level: &[Grouping],
+        level: Vec<Grouping>,
         fixed: usize,
         splits: &mut SplitCache,
         limits: &Limits,
         narrow: impl Fn(u128) -> T,
-    ) -> Result<Vec<T>, SearchError> {
+    ) -> Result<usize, SearchError> {
         let mut keys = Sorted::<T>::default();
-        for (i, &g) in level.iter().enumerate() {
-            if i % CHECK_EVERY == 0 {
-                limits.check(fixed + keys.bytes() + splits.bytes())?;
+        split_all(level, fixed, |chunk, bytes| {
+            limits.check(bytes + keys.bytes())?;
+            for &g in chunk {
+                self.split_each(g, splits, |p| keys.push(narrow(self.board_key(p))));
             }
-            self.split_each(g, splits, |p| keys.push(narrow(self.board_key(p))));
-        }
-        Ok(keys.finish())
+            Ok(())
+        })?;
+        Ok(keys.finish().len())
     }
 
     /// The ways a stack (cards `group`, bottom, top) can have been made by
@@ -788,17 +801,14 @@ impl Merges {
                 continue;
             }
             let top = top_of(g, bottom);
-            let known = cache.by_set[group as usize]
-                .iter()
-                .find(|e| e.0 as usize == bottom && e.1 as usize == top)
-                .map(|e| (e.2, e.3));
-            let (start, len) = known.unwrap_or_else(|| {
-                let start = cache.flips.len() as u32;
+            let slot = cache.slot(group, bottom, top);
+            let (mut start, mut len) = cache.slots[slot];
+            if len == NONE {
+                start = cache.flips.len() as u32;
                 self.splits_of(group, bottom, top, &mut cache.flips);
-                let len = cache.flips.len() as u32 - start;
-                cache.by_set[group as usize].push((bottom as u8, top as u8, start, len));
-                (start, len)
-            });
+                len = cache.flips.len() as u32 - start;
+                cache.slots[slot] = (start, len);
+            }
             for &flip in &cache.flips[start as usize..(start + len) as usize] {
                 found(g ^ flip);
             }
@@ -840,7 +850,8 @@ impl Merges {
     }
 
     /// Midgame tension: the mean of 1 − winning moves ÷ moves over the
-    /// solvable states at the halfway depth.
+    /// solvable states at the halfway depth (`None` when the walk did not
+    /// keep the solvable states one move further).
     pub fn tension(
         &self,
         solvable: &Solvable,
@@ -849,6 +860,9 @@ impl Merges {
         if solvable.depth + 1 > self.n.saturating_sub(1) {
             return Ok(None);
         }
+        let Some(below) = &solvable.below else {
+            return Ok(None);
+        };
         let mut list = MoveList::default();
         let (mut sum, mut counted) = (0.0, 0u64);
         for (i, &key) in solvable.at_depth.iter().enumerate() {
@@ -860,7 +874,7 @@ impl Merges {
             let wins = list
                 .as_slice()
                 .iter()
-                .filter(|&&mv| solvable.below.contains(&Board::child_key(key, mv)))
+                .filter(|&&mv| below.contains(&Board::child_key(key, mv)))
                 .count();
             if !list.is_empty() {
                 sum += 1.0 - wins as f64 / list.len() as f64;
@@ -869,6 +883,31 @@ impl Merges {
         }
         Ok((counted > 0).then(|| sum / counted as f64))
     }
+}
+
+/// Groupings split between two looks at the memory they take.
+const CHUNK: usize = 1 << 16;
+
+/// Hands the groupings of `level` to `split` a chunk at a time, from the
+/// last, freeing the level as it goes so that two depths never both stay
+/// whole; `split` also hears the bytes the level and `fixed` take, to check
+/// them against the limits.
+fn split_all(
+    mut level: Vec<Grouping>,
+    fixed: usize,
+    mut split: impl FnMut(&[Grouping], usize) -> Result<(), SearchError>,
+) -> Result<(), SearchError> {
+    while !level.is_empty() {
+        let start = level.len().saturating_sub(CHUNK);
+        let bytes = fixed + level.capacity() * std::mem::size_of::<Grouping>();
+        split(&level[start..], bytes)?;
+        level.truncate(start);
+        // Shrinking a large allocation gives its pages back in place.
+        if level.capacity() > 2 * level.len() + CHUNK {
+            level.shrink_to_fit();
+        }
+    }
+    Ok(())
 }
 
 #[inline]
@@ -938,19 +977,20 @@ impl<T> Default for Sorted<T> {
     }
 }
 
-impl<T: Copy + Ord> Sorted<T> {
-    /// Items gathered before they are sorted into the rest.
-    const BATCH: usize = 1 << 20;
+impl<T: Copy + Ord + Default> Sorted<T> {
+    /// Items gathered before the first sort.
+    const BATCH: usize = 1 << 12;
 
     #[inline]
     fn push(&mut self, item: T) {
         self.pending.push(item);
-        if self.pending.len() >= Self::BATCH.max(self.done.len()) {
+        if self.pending.len() >= Self::BATCH.max(self.done.len() / 2) {
             self.merge();
         }
     }
 
-    /// Sorts the pending items into the rest, dropping repeats.
+    /// Sorts the pending items into the rest, dropping repeats. The merge
+    /// runs from the back, in place, so no third list is needed.
     fn merge(&mut self) {
         self.pending.sort_unstable();
         self.pending.dedup();
@@ -958,23 +998,32 @@ impl<T: Copy + Ord> Sorted<T> {
             std::mem::swap(&mut self.done, &mut self.pending);
             return;
         }
-        let mut out = Vec::with_capacity(self.done.len() + self.pending.len());
-        let (mut a, mut b) = (self.done.iter().peekable(), self.pending.iter().peekable());
-        while let (Some(&&x), Some(&&y)) = (a.peek(), b.peek()) {
-            if x <= y {
-                a.next();
+        let (old, more) = (self.done.len(), self.pending.len());
+        self.done.resize(old + more, T::default());
+        let (done, pending) = (&mut self.done, &self.pending);
+        // done[..i] and pending[..j] are still to merge; done[w..] is merged.
+        // w ≥ i + j always, so writing at w - 1 never overwrites done[..i].
+        let (mut i, mut j, mut w) = (old, more, old + more);
+        while i > 0 && j > 0 {
+            let (x, y) = (done[i - 1], pending[j - 1]);
+            w -= 1;
+            if x >= y {
+                done[w] = x;
+                i -= 1;
                 if x == y {
-                    b.next();
+                    j -= 1;
                 }
-                out.push(x);
             } else {
-                b.next();
-                out.push(y);
+                done[w] = y;
+                j -= 1;
             }
         }
-        out.extend(a);
-        out.extend(b);
-        self.done = out;
+        done[w - j..w].copy_from_slice(&pending[..j]);
+        w -= j;
+        done.copy_within(..i, w - i);
+        w -= i;
+        done.copy_within(w.., 0);
+        done.truncate(old + more - w);
         self.pending.clear();
     }
 
@@ -986,6 +1035,7 @@ impl<T: Copy + Ord> Sorted<T> {
     /// The items, sorted and distinct.
     fn finish(mut self) -> Vec<T> {
         self.merge();
+        self.done.shrink_to_fit();
         self.done
     }
 }
@@ -995,6 +1045,25 @@ mod tests {
     use super::*;
     use crate::engine::deal::deal;
     use crate::engine::notation::parse_state;
+
+    #[test]
+    fn sorted_keeps_each_item_once_in_order() {
+        // Batches merged in place, against a set; small values so that
+        // repeats within and across batches are common.
+        let mut sorted = Sorted::<u64>::default();
+        let mut set = std::collections::BTreeSet::new();
+        let mut x = 12345u64;
+        for _ in 0..100_000 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let item = (x >> 40) % 30_000;
+            sorted.push(item);
+            set.insert(item);
+        }
+        let items = sorted.finish();
+        assert_eq!(items, set.into_iter().collect::<Vec<_>>());
+    }
 
     #[test]
     fn both_fills_give_the_same_table() {

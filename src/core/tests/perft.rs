@@ -45,7 +45,7 @@ fn fast_halfway_of_deal_1_and_two_e5_puzzles() {
     // need more than 64 bits.
     let limits = Limits::default();
     let merges = boaf_core::engine::halfway::Merges::new(&deal(1), &limits).unwrap();
-    let walk = merges.walk_back(1, 8, &limits, |_| ()).unwrap();
+    let walk = merges.walk_back(1, 8, false, &limits, |_| ()).unwrap();
     let solvable: Vec<u64> = (0..=8).map(|d| walk.count(d).unwrap_or(1)).collect();
     assert_eq!(solvable, DEAL1_SOLVABLE);
     assert_eq!(walk.count(0), None, "the walk stopped at depth 1");
