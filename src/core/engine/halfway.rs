@@ -192,7 +192,7 @@ impl Merges {
     /// (the puzzles E5 favours, where a few thousand of the 65 536 sets of
     /// 16 cards can, so most splits would be tried for nothing).
     fn fill(&mut self, limits: &Limits) -> Result<(), SearchError> {
-        self.fill_by(limits, |split_cost, pair_cost| pair_cost < split_cost)
+        self.fill_by(limits, |split_cost, pair_cost| pair_cost < split_cost * 8)
     }
 
     /// [`Merges::fill`], choosing for each size by `from_pairs(split_cost,
@@ -534,9 +534,21 @@ impl PairWalk<'_> {
                     self.seen[u as usize >> 6] &= !(1u64 << (u & 63));
                 }
                 let made = self.arena.len() - start;
-                if made > 0 {
-                    self.arena[start..].sort_unstable();
-                    self.visit(pairs + 1, taken, bottom + 1, made)?;
+                let least = self.arena[start..].iter().map(|&e| e >> 16).min();
+                match least {
+                    // No pair fits beside any of these: count them here
+                    // rather than sort them for a visit.
+                    Some(least) if pairs + 2 + least as usize > self.depth => {
+                        for &entry in &self.arena[start..] {
+                            self.counts[pairs + 1 + (entry >> 16) as usize] += 1;
+                        }
+                        self.nodes += 1;
+                    }
+                    Some(_) => {
+                        self.arena[start..].sort_unstable();
+                        self.visit(pairs + 1, taken, bottom + 1, made)?;
+                    }
+                    None => {}
                 }
                 self.arena.truncate(start);
             }
@@ -792,14 +804,12 @@ impl Merges {
     /// Calls `found` with every grouping one move before `g`: one stack of
     /// `g` split into the two whose merge made it.
     fn split_each(&self, g: Grouping, cache: &mut SplitCache, mut found: impl FnMut(Grouping)) {
-        let mut members = [0u16; MAX_CELLS];
-        for card in 0..self.n {
-            members[owner(g, card)] |= 1 << card;
-        }
-        for (bottom, &group) in members.iter().enumerate().take(self.n) {
-            if group.count_ones() < 2 || owner(g, bottom) != bottom {
-                continue;
-            }
+        // A one-card stack is its own top; the others are split.
+        let alone = zero_nibbles((g >> 64) as u64 ^ CARDS);
+        for bottom in bits(bottoms(g) & !alone) {
+            // The cards whose owner nibble is `bottom`.
+            let owned_by = 0x1111_1111_1111_1111 * bottom as u64;
+            let group = zero_nibbles(g as u64 ^ owned_by) & self.all();
             let top = top_of(g, bottom);
             let slot = cache.slot(group, bottom, top);
             let (mut start, mut len) = cache.slots[slot];
@@ -911,11 +921,6 @@ fn split_all(
 }
 
 #[inline]
-fn owner(g: Grouping, card: usize) -> usize {
-    (g >> (4 * card) & 0xf) as usize
-}
-
-#[inline]
 fn top_of(g: Grouping, bottom: usize) -> usize {
     (g >> (64 + 4 * bottom) & 0xf) as usize
 }
@@ -943,14 +948,21 @@ fn grouping_of(stacks: &[(u16, usize, usize)]) -> Grouping {
     g
 }
 
-/// The bottoms of a grouping: the cards that own themselves. Each owner
-/// nibble is compared with its own card's number at once (a nibble of the
-/// xor is zero exactly at a bottom), then the flags are packed into a mask.
+/// Each card's number in its nibble.
+const CARDS: u64 = 0xfedc_ba98_7654_3210;
+
+/// The bottoms of a grouping: the cards that own themselves (a nibble of
+/// the xor with each card's number is zero exactly at a bottom).
 #[inline]
 fn bottoms(g: Grouping) -> u16 {
-    const CARDS: u64 = 0xfedc_ba98_7654_3210;
+    zero_nibbles(g as u64 ^ CARDS)
+}
+
+/// The nibbles of `x` that are zero, as a mask: all sixteen are tested at
+/// once, then the flags are packed.
+#[inline]
+fn zero_nibbles(x: u64) -> u16 {
     const LOW3: u64 = 0x7777_7777_7777_7777;
-    let x = g as u64 ^ CARDS;
     // The top bit of each nibble, set exactly where the nibble is zero.
     let zero = !(((x & LOW3) + LOW3) | x | LOW3);
     let mut m = zero >> 3;
