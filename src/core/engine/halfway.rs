@@ -13,12 +13,18 @@
 //!   reachable iff its buried cards can be shared out among its pairs so
 //!   that each pair's cards can become that stack. The count walks the sets
 //!   of pairs, keeping for each the distinct sets of buried cards
-//!   ([`Merges`] knows which cards each pair can take).
+//!   ([`Merges`] knows which cards each pair can take), bit-sliced so that
+//!   the sets clear of a new pair's cards are found 64 at a time; the states
+//!   at the last depth are counted, never stored.
 //! - **Solvable states at the halfway depth.** Walking back from one stack,
 //!   each step splits one stack into two that could have merged into it. A
 //!   state met this way is reachable (each stack can be built) and solvable
 //!   (the walk came from one stack), and every solvable state is met. Only
 //!   solvable states are visited, which for the puzzles E5 favours are few.
+//!   Each depth's groupings (which cards are in which stack) are kept in
+//!   64-bit words by their set of bottoms, so that a set's repeats are
+//!   dropped in the cache with a small hash set, and the set is finished as
+//!   soon as the last set of bottoms that can lead to it is split.
 //!
 //! Both agree with [`crate::engine::analysis`] state for state; the tests and
 //! the property tests check them against it.
@@ -100,6 +106,9 @@ pub struct Merges {
     layout: Layout,
     /// Top → the sets that can become one stack with it on top.
     with_top: Vec<Vec<u16>>,
+    /// Set of cards → the cards it can have on top, and at the bottom, as
+    /// one stack: a small table that rules out most splits at once.
+    ends: Vec<(u16, u16)>,
 }
 
 /// Sets between two looks at the cancel switch.
@@ -147,6 +156,7 @@ impl Merges {
             stacks,
             layout,
             with_top: vec![Vec::new(); n],
+            ends: Vec::new(),
         })
     }
 
@@ -223,10 +233,12 @@ impl Merges {
                 .map(|set| self.part(set))
                 .collect();
         }
+        self.ends = vec![(0, 0); 1 << n];
         for part in by_size.iter().flatten() {
             for t in bits(part.tops) {
                 self.with_top[t].push(part.set);
             }
+            self.ends[part.set as usize] = (part.tops, part.bottoms);
         }
         Ok(())
     }
@@ -393,6 +405,8 @@ fn sets_of_size(n: usize, size: usize) -> impl Iterator<Item = u16> {
 struct PairSets {
     /// Entries `size << 16 | set`, for each pair `bottom * 16 + top`, sorted.
     sets: Vec<Vec<u32>>,
+    /// For each pair and size k, how many of its sets have k cards or fewer.
+    within: Vec<[u32; MAX_CELLS + 1]>,
     /// For each bottom and size k, the tops whose pair takes a set of size ≤ k.
     tops_within: Vec<[u16; MAX_CELLS + 1]>,
 }
@@ -414,8 +428,14 @@ impl Merges {
             }
         }
         let mut tops_within = vec![[0u16; MAX_CELLS + 1]; MAX_CELLS];
+        let mut within = vec![[0u32; MAX_CELLS + 1]; MAX_CELLS * MAX_CELLS];
         for (pair, list) in sets.iter_mut().enumerate() {
             list.sort_unstable();
+            for &entry in list.iter() {
+                for count in &mut within[pair][(entry >> 16) as usize..] {
+                    *count += 1;
+                }
+            }
             if let Some(&first) = list.first() {
                 let (bottom, top) = (pair / MAX_CELLS, pair % MAX_CELLS);
                 for tops in &mut tops_within[bottom][(first >> 16) as usize..] {
@@ -423,7 +443,11 @@ impl Merges {
                 }
             }
         }
-        PairSets { sets, tops_within }
+        PairSets {
+            sets,
+            within,
+            tops_within,
+        }
     }
 
     /// Distinct states reachable in exactly d moves, for d = 0..=`depth`.
@@ -436,12 +460,28 @@ impl Merges {
             depth,
             counts: vec![0; depth + 1],
             seen: vec![0; 1 << 10],
-            arena: vec![0],
+            families: vec![Vec::new(); depth + 2],
+            holders: vec![Vec::new(); depth + 2],
+            avail: vec![Vec::new(); depth + 2],
+            filled: Vec::new(),
             nodes: 0,
             limits,
         };
-        walk.visit(0, 0, 0, 1)?;
+        walk.families[0].push(0);
+        walk.visit(0, 0, 0)?;
         Ok(walk.counts)
+    }
+}
+
+/// The entries before `k` among the 64 of chunk `j`, as a mask.
+#[inline]
+fn below(k: usize, j: usize) -> u64 {
+    if k >= 64 * (j + 1) {
+        !0
+    } else if k <= 64 * j {
+        0
+    } else {
+        (1u64 << (k - 64 * j)) - 1
     }
 }
 
@@ -453,106 +493,153 @@ struct PairWalk<'a> {
     counts: Vec<u64>,
     /// Bit per set of cards: already in the family being built.
     seen: Vec<u64>,
-    /// The families of buried-card sets along the walk, each sorted by size,
-    /// as entries `size << 16 | set`.
-    arena: Vec<u32>,
+    /// The family of buried-card sets of each set of pairs along the walk,
+    /// by its number of pairs, each sorted by size, as entries
+    /// `size << 16 | set`.
+    families: Vec<Vec<u32>>,
+    /// For each number of pairs, the family bit-sliced by card.
+    holders: Vec<Vec<[u64; MAX_CELLS]>>,
+    /// For each number of pairs, the sets the next pair can take.
+    avail: Vec<Vec<u32>>,
+    /// Unions at the last depth, to clear from `seen`.
+    filled: Vec<u16>,
     nodes: usize,
     limits: &'a Limits,
 }
 
 impl PairWalk<'_> {
     /// Visits a set of `pairs` pairs using the cards `used`, whose family of
-    /// buried-card sets is the last `family` entries of the arena; further
-    /// pairs have bottoms from `first_bottom` on, so each set of pairs is
-    /// visited once.
-    fn visit(
-        &mut self,
-        pairs: usize,
-        used: u16,
-        first_bottom: usize,
-        family: usize,
-    ) -> Result<(), SearchError> {
+    /// buried-card sets is `families[pairs]`; further pairs have bottoms
+    /// from `first_bottom` on, so each set of pairs is visited once.
+    fn visit(&mut self, pairs: usize, used: u16, first_bottom: usize) -> Result<(), SearchError> {
         self.nodes += 1;
         if self.nodes.is_multiple_of(CHECK_EVERY) {
             self.limits.check_cancel()?;
         }
-        let base = self.arena.len() - family;
+        let family = std::mem::take(&mut self.families[pairs]);
         // Each (pairs, buried set) is one state: the buried cards and the
         // pairs fix every cell's top.
-        let mut ends = [family; MAX_CELLS + 2];
-        let mut size = 0;
-        // ends[k]: where the entries of size k or more begin.
-        for i in 0..family {
-            let k = (self.arena[base + i] >> 16) as usize;
-            while size <= k {
-                ends[size] = i;
-                size += 1;
-            }
-            self.counts[pairs + k] += 1;
+        for &entry in &family {
+            self.counts[pairs + (entry >> 16) as usize] += 1;
         }
-        let fewest = (self.arena[base] >> 16) as usize;
-        if pairs + 1 + fewest > self.depth {
-            return Ok(());
+        let fewest = (family[0] >> 16) as usize;
+        if pairs + 1 + fewest <= self.depth {
+            self.extend(pairs, used, first_bottom, &family)?;
         }
+        self.families[pairs] = family;
+        Ok(())
+    }
+
+    /// Visits every set of `pairs + 1` pairs made by adding one pair to
+    /// these, whose family is `family`.
+    fn extend(
+        &mut self,
+        pairs: usize,
+        used: u16,
+        first_bottom: usize,
+        family: &[u32],
+    ) -> Result<(), SearchError> {
+        let fewest = (family[0] >> 16) as usize;
         let room = self.depth - pairs - 1;
+        // Only sets with room for a pair beside them.
+        let fits = family.partition_point(|&e| (e >> 16) as usize <= room);
         let free = self.all & !used;
         let low_bits = ((1u32 << first_bottom) - 1) as u16;
+        // Bit-sliced family: holders[j][c] has bit i when entry 64j + i
+        // holds card c, so the entries clear of a set of cards are found
+        // 64 at a time.
+        let mut holders = std::mem::take(&mut self.holders[pairs]);
+        holders.clear();
+        holders.resize(fits.div_ceil(64), [0; MAX_CELLS]);
+        for (i, &entry) in family[..fits].iter().enumerate() {
+            for card in bits(entry as u16) {
+                holders[i / 64][card] |= 1 << (i % 64);
+            }
+        }
+        // upto[k]: how many entries have k cards or fewer.
+        let upto: [usize; MAX_CELLS + 1] =
+            std::array::from_fn(|k| family[..fits].partition_point(|&e| (e >> 16) as usize <= k));
+        let mut out = std::mem::take(&mut self.families[pairs + 1]);
+        let mut avail = std::mem::take(&mut self.avail[pairs]);
+        let mut filled = std::mem::take(&mut self.filled);
         for bottom in bits(free & !low_bits) {
             let tops = free & self.pairs.tops_within[bottom][room - fewest] & !(1 << bottom);
             for top in bits(tops) {
-                let pair = (1u16 << bottom) | (1u16 << top);
-                let taken = used | pair;
-                let start = self.arena.len();
-                let sets = &self.pairs.sets[bottom * MAX_CELLS + top];
-                let last = ends[room + 1];
-                for i in base..base + last {
-                    let buried = self.arena[i];
-                    let b = buried as u16;
-                    if b & pair != 0 {
-                        continue;
-                    }
-                    let left = room - (buried >> 16) as usize;
-                    let blocked = b | taken;
-                    for &more in sets {
-                        if (more >> 16) as usize > left {
-                            break;
+                let pair = bottom * MAX_CELLS + top;
+                let sets = &self.pairs.sets[pair];
+                let taken = used | 1 << bottom | 1 << top;
+                // The pair's sets clear of the cards already taken.
+                avail.clear();
+                let most = self.pairs.within[pair][room - fewest] as usize;
+                avail.extend(sets[..most].iter().filter(|&&x| x as u16 & taken == 0));
+                if avail.is_empty() {
+                    continue;
+                }
+                out.clear();
+                // With one set for the pair, every union is new.
+                let single = avail.len() == 1;
+                let mut deepest = 0u64;
+                for &more in &avail {
+                    let x = more as u16;
+                    let cards = x | 1 << bottom | 1 << top;
+                    let most = room - (more >> 16) as usize;
+                    let fit = upto[most];
+                    // Entries from `full` on fill the room: their unions are
+                    // states at the last depth, counted and not visited.
+                    let full = if most == 0 { 0 } else { upto[most - 1] };
+                    for (j, held) in holders[..fit.div_ceil(64)].iter().enumerate() {
+                        let mut clear = below(fit, j);
+                        for card in bits(cards) {
+                            clear &= !held[card];
                         }
-                        if more as u16 & blocked != 0 {
-                            continue;
+                        if single {
+                            deepest += (clear & !below(full, j)).count_ones() as u64;
+                            clear &= below(full, j);
                         }
-                        let union = b | more as u16;
-                        let (word, bit) = (union as usize >> 6, 1u64 << (union & 63));
-                        if self.seen[word] & bit == 0 {
-                            self.seen[word] |= bit;
-                            self.arena
-                                .push((buried + (more & 0xffff_0000)) | (more & 0xffff));
+                        while clear != 0 {
+                            let i = 64 * j + clear.trailing_zeros() as usize;
+                            clear &= clear - 1;
+                            let buried = family[i];
+                            let union = buried as u16 | x;
+                            if !single {
+                                let (word, bit) = (union as usize >> 6, 1u64 << (union & 63));
+                                if self.seen[word] & bit != 0 {
+                                    continue;
+                                }
+                                self.seen[word] |= bit;
+                                if i >= full {
+                                    deepest += 1;
+                                    filled.push(union);
+                                    continue;
+                                }
+                            }
+                            out.push((buried + (more & 0xffff_0000)) | union as u32);
                         }
                     }
                 }
-                for i in start..self.arena.len() {
-                    let u = self.arena[i] as u16;
-                    self.seen[u as usize >> 6] &= !(1u64 << (u & 63));
-                }
-                let made = self.arena.len() - start;
-                let least = self.arena[start..].iter().map(|&e| e >> 16).min();
-                match least {
-                    // No pair fits beside any of these: count them here
-                    // rather than sort them for a visit.
-                    Some(least) if pairs + 2 + least as usize > self.depth => {
-                        for &entry in &self.arena[start..] {
-                            self.counts[pairs + 1 + (entry >> 16) as usize] += 1;
-                        }
-                        self.nodes += 1;
+                self.counts[self.depth] += deepest;
+                if !single {
+                    for &entry in &out {
+                        let u = entry as u16;
+                        self.seen[u as usize >> 6] &= !(1u64 << (u & 63));
                     }
-                    Some(_) => {
-                        self.arena[start..].sort_unstable();
-                        self.visit(pairs + 1, taken, bottom + 1, made)?;
+                    for &u in &filled {
+                        self.seen[u as usize >> 6] &= !(1u64 << (u & 63));
                     }
-                    None => {}
+                    filled.clear();
                 }
-                self.arena.truncate(start);
+                if !out.is_empty() {
+                    out.sort_unstable();
+                    self.families[pairs + 1] = out;
+                    self.visit(pairs + 1, taken, bottom + 1)?;
+                    out = std::mem::take(&mut self.families[pairs + 1]);
+                }
             }
         }
+        self.holders[pairs] = holders;
+        self.filled = filled;
+        self.avail[pairs] = avail;
+        self.families[pairs + 1] = out;
         Ok(())
     }
 }
@@ -586,14 +673,42 @@ impl Solvable {
     }
 }
 
-/// A stack grouping on the walk back from one stack: for each card, the
-/// card at the bottom of its stack (4 bits each, low half); for each bottom,
-/// its top (4 bits each, high half).
-type Grouping = u128;
+/// A stack grouping on the walk back from one stack, as a word beside its
+/// set of bottoms (the cards whose cells are occupied): the nibble of each
+/// bottom holds the top of its stack, the nibble of every other card the
+/// bottom of the stack it is in. Sixteen nibbles in all, so one `u64`.
+///
+/// The walk keeps each depth's groupings by their set of bottoms: a set's
+/// groupings are few enough to deduplicate in the cache, and one board's
+/// groupings share their bottoms.
+type Word = u64;
+
+/// One in the nibble of each card of `set`.
+#[inline]
+fn ones(set: u16) -> u64 {
+    let mut x = set as u64;
+    x = (x | x << 24) & 0x0000_00ff_0000_00ff;
+    x = (x | x << 12) & 0x000f_000f_000f_000f;
+    x = (x | x << 6) & 0x0303_0303_0303_0303;
+    (x | x << 3) & 0x1111_1111_1111_1111
+}
+
+/// The cards whose nibble in `w` is `bottom`: with `bottom`, its stack,
+/// once the other bottoms (whose nibbles are tops) are left out.
+#[inline]
+fn owned_by(w: Word, bottom: usize) -> u16 {
+    zero_nibbles(w ^ (ones(u16::MAX) * bottom as u64))
+}
+
+/// The nibble of `card` in `w`.
+#[inline]
+fn nibble(w: Word, card: usize) -> usize {
+    (w >> (4 * card) & 0xf) as usize
+}
 
 /// The splits of each stack met on the walk back, computed once. A split is
-/// kept as the bits it flips in a grouping, which depend only on the stack,
-/// so a predecessor costs one xor.
+/// kept as the bits it flips in a word, which depend only on the stack, and
+/// the card that becomes a bottom, so a predecessor costs one xor.
 struct SplitCache {
     /// Set of cards → where its slots begin (`NONE` until it is met). A set
     /// of k cards has k × k slots, one per (bottom, top), indexed by their
@@ -601,7 +716,11 @@ struct SplitCache {
     base: Vec<u32>,
     /// (start, length) of each stack's flips; `NONE` length until computed.
     slots: Vec<(u32, u32)>,
-    flips: Vec<Grouping>,
+    flips: Vec<Word>,
+    /// The new bottom of each flip.
+    news: Vec<u8>,
+    /// The splits of one set as they are found: slot, new bottom, flip.
+    found: Vec<(u16, u8, Word)>,
 }
 
 /// An empty entry of the split cache.
@@ -613,30 +732,180 @@ impl SplitCache {
             base: vec![NONE; 1 << n],
             slots: Vec::new(),
             flips: Vec::new(),
+            news: Vec::new(),
+            found: Vec::new(),
         }
     }
 
-    /// The slot of the stack (`set`, `bottom`, `top`), made on first use.
+    /// The flips of the stack (`set`, `bottom`, `top`), as a range of
+    /// `flips` and `news`. The first look at a set finds the splits of all
+    /// its stacks in one pass over its subsets.
     #[inline]
-    fn slot(&mut self, set: u16, bottom: usize, top: usize) -> usize {
+    fn of(
+        &mut self,
+        merges: &Merges,
+        set: u16,
+        bottom: usize,
+        top: usize,
+    ) -> std::ops::Range<usize> {
         let k = set.count_ones() as usize;
         let mut base = self.base[set as usize];
         if base == NONE {
             base = self.slots.len() as u32;
             self.base[set as usize] = base;
-            self.slots.resize(self.slots.len() + k * k, (0, NONE));
+            self.slots.resize(self.slots.len() + k * k, (0, 0));
+            merges.splits_of(set, self);
         }
         let rank = |card: usize| (set & ((1u16 << card) - 1)).count_ones() as usize;
-        base as usize + rank(bottom) * k + rank(top)
+        let (start, len) = self.slots[base as usize + rank(bottom) * k + rank(top)];
+        start as usize..(start + len) as usize
     }
 
     /// Bytes the cache takes, roughly.
     fn bytes(&self) -> usize {
-        self.base.len() * 4
-            + self.slots.capacity() * 8
-            + self.flips.capacity() * std::mem::size_of::<Grouping>()
+        self.base.len() * 4 + self.slots.capacity() * 8 + self.flips.capacity() * 9
     }
 }
+
+/// One depth of the walk back: the distinct words of each set of bottoms
+/// (indexed by the set), and how many boards they make.
+struct Level {
+    sets: Vec<Vec<Word>>,
+    boards: usize,
+}
+
+impl Level {
+    /// Bytes held, roughly.
+    fn bytes(&self) -> usize {
+        self.sets.len() * std::mem::size_of::<Vec<Word>>()
+            + self.sets.iter().map(|s| s.capacity() * 8).sum::<usize>()
+    }
+}
+
+/// A word no grouping has: it would need every card's nibble to be 15, so
+/// card 15 a bottom with itself on top and every other card in its stack.
+const EMPTY: Word = u64::MAX;
+
+/// An open-addressing set of words, cleared for each use; small enough,
+/// for one set of bottoms, to stay in the cache.
+#[derive(Default)]
+struct WordSet {
+    table: Vec<Word>,
+}
+
+impl WordSet {
+    /// Keeps the first of each word in `words`, in order.
+    fn dedup(&mut self, words: &mut Vec<Word>) {
+        let size = (2 * words.len()).next_power_of_two().max(16);
+        self.table.clear();
+        self.table.resize(size, EMPTY);
+        let shift = 64 - size.trailing_zeros();
+        let mut kept = 0;
+        for i in 0..words.len() {
+            let w = words[i];
+            debug_assert_ne!(w, EMPTY);
+            // Fibonacci hashing: the high bits of the product.
+            let mut at = (w.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> shift) as usize;
+            loop {
+                let held = self.table[at];
+                if held == w {
+                    break;
+                }
+                if held == EMPTY {
+                    self.table[at] = w;
+                    words[kept] = w;
+                    kept += 1;
+                    break;
+                }
+                at = (at + 1) & (size - 1);
+            }
+        }
+        words.truncate(kept);
+    }
+
+    /// Distinct boards among distinct words with these bottoms: the
+    /// distinct tops.
+    fn boards(&mut self, bottoms: u16, words: &[Word], scratch: &mut Vec<Word>) -> usize {
+        let mask = ones(bottoms) * 0xf;
+        scratch.clear();
+        scratch.extend(words.iter().map(|&w| w & mask));
+        self.dedup(scratch);
+        scratch.len()
+    }
+}
+
+/// The next depth of the walk back while it is made: for each set of
+/// bottoms, the words made for it so far, repeats and all until it is
+/// compacted or finished.
+struct Making {
+    raw: Vec<Vec<Word>>,
+    /// For each set of bottoms, its words after its last compaction.
+    kept: Vec<u32>,
+    set: WordSet,
+    scratch: Vec<Word>,
+    /// What is finished.
+    done: Level,
+    /// Keep only the count of boards, not the words.
+    only_tops: bool,
+}
+
+/// Words a set of bottoms gathers before its repeats are dropped, at least.
+const COMPACT_AT: usize = 1 << 12;
+
+impl Making {
+    fn new(n: usize, only_tops: bool) -> Making {
+        Making {
+            raw: vec![Vec::new(); 1 << n],
+            kept: vec![0; 1 << n],
+            set: WordSet::default(),
+            scratch: Vec::new(),
+            done: Level {
+                sets: if only_tops {
+                    Vec::new()
+                } else {
+                    vec![Vec::new(); 1 << n]
+                },
+                boards: 0,
+            },
+            only_tops,
+        }
+    }
+
+    /// Drops the repeats of a set of bottoms that has gathered many.
+    fn compact(&mut self, bottoms: u16) {
+        let raw = &mut self.raw[bottoms as usize];
+        if raw.len() > COMPACT_AT.max(2 * self.kept[bottoms as usize] as usize) {
+            self.set.dedup(raw);
+            self.kept[bottoms as usize] = raw.len() as u32;
+        }
+    }
+
+    /// Finishes a set of bottoms that will gather no more words.
+    fn finish(&mut self, bottoms: u16) {
+        let mut words = std::mem::take(&mut self.raw[bottoms as usize]);
+        if words.is_empty() {
+            return;
+        }
+        self.set.dedup(&mut words);
+        if self.only_tops {
+            self.done.boards += words.len();
+        } else {
+            self.done.boards += self.set.boards(bottoms, &words, &mut self.scratch);
+            words.shrink_to_fit();
+            self.done.sets[bottoms as usize] = words;
+        }
+    }
+
+    /// Bytes held, roughly.
+    fn bytes(&self) -> usize {
+        self.raw.len() * (std::mem::size_of::<Vec<Word>>() + 4)
+            + self.raw.iter().map(|s| s.capacity() * 8).sum::<usize>()
+            + self.done.bytes()
+    }
+}
+
+/// Predecessors made between two looks at the memory they take.
+const LOOK_EVERY: usize = 1 << 20;
 
 impl Merges {
     /// Walks back from one stack to depth `lowest`, counting the solvable
@@ -653,18 +922,25 @@ impl Merges {
     ) -> Result<Solvable, SearchError> {
         let n = self.n;
         let all = self.all();
-        let mut level: Vec<Grouping> = Vec::new();
-        for top in 0..n {
-            for bottom in bits(self.bottoms(all, top)) {
-                level.push(grouping_of(&[(all, bottom, top)]));
-            }
+        let mut level = Level {
+            sets: vec![Vec::new(); 1 << n],
+            boards: 0,
+        };
+        for bottom in 0..n {
+            let words: Vec<Word> = bits(all)
+                .filter(|&top| self.bottoms(all, top) >> bottom & 1 == 1)
+                .map(|top| {
+                    (ones(all & !(1 << bottom)) * bottom as u64) | (top as u64) << (4 * bottom)
+                })
+                .collect();
+            level.boards += words.len();
+            level.sets[1 << bottom] = words;
         }
         if n == 0 {
             // No cards: already one stack or fewer, as the analysis has it.
-            level.push(0);
+            level.sets[0].push(0);
+            level.boards = 1;
         }
-        level.sort_unstable();
-        level.dedup();
         let last = n.saturating_sub(1);
         let keep = keep.min(last);
         let lowest = lowest.min(keep);
@@ -674,13 +950,15 @@ impl Merges {
         let mut splits = SplitCache::new(n);
         let mut at = last;
         loop {
-            // Boards are listed only where they are kept; elsewhere they are
-            // counted off the sorted groupings.
-            let boards = if next && (at == keep || at == keep + 1) {
-                let mut keys: Vec<u128> = level.iter().map(|&g| self.board_key(g)).collect();
+            // Boards are listed only where they are kept.
+            if next && (at == keep || at == keep + 1) {
+                let mut keys: Vec<u128> = (0..level.sets.len())
+                    .flat_map(|b| level.sets[b].iter().map(move |&w| (b, w)))
+                    .map(|(b, w)| self.board_key(b as u16, w))
+                    .collect();
                 keys.sort_unstable();
                 keys.dedup();
-                let boards = keys.len();
+                debug_assert_eq!(keys.len(), level.boards);
                 if at == keep {
                     at_depth = keys;
                 } else {
@@ -688,39 +966,23 @@ impl Merges {
                     set.reserve(keys.len());
                     set.extend(keys);
                 }
-                boards
-            } else {
-                self.count_boards(&level)
-            };
-            counts.push(boards as u64);
-            done(boards);
+            }
+            counts.push(level.boards as u64);
+            done(level.boards);
             if at == lowest {
                 break;
             }
-            let fixed = below.as_ref().map_or(0, |b| b.capacity() * 24) + splits.bytes();
-            if at - 1 == lowest && !(next && lowest == keep) {
-                // The last depth needs its boards' count only, not their
-                // groupings; a board of 12 stacks or fewer fits 64 bits,
-                // which sort faster.
-                let boards = if n - lowest <= 12 {
-                    self.last_boards(level, fixed, &mut splits, limits, |k| k as u64)?
-                } else {
-                    self.last_boards(level, fixed, &mut splits, limits, |k| k)?
-                };
-                counts.push(boards as u64);
-                done(boards);
+            let fixed = below.as_ref().map_or(0, |b| b.capacity() * 24);
+            // The last depth needs its boards' count only, so only the tops
+            // of its words are kept.
+            let only_tops = at - 1 == lowest && !(next && lowest == keep);
+            level = self.split_level(level, only_tops, fixed, &mut splits, limits)?;
+            at -= 1;
+            if only_tops {
+                counts.push(level.boards as u64);
+                done(level.boards);
                 break;
             }
-            let mut next = Sorted::default();
-            split_all(level, fixed, |chunk, bytes| {
-                limits.check(bytes + next.bytes())?;
-                for &g in chunk {
-                    self.split_each(g, &mut splits, |p| next.push(p));
-                }
-                Ok(())
-            })?;
-            level = next.finish();
-            at -= 1;
         }
         counts.reverse();
         Ok(Solvable {
@@ -732,131 +994,173 @@ impl Merges {
         })
     }
 
-    /// How many distinct boards lie one move before the groupings of
-    /// `level`; `fixed` bytes are held besides.
-    fn last_boards<T: Copy + Ord + Default>(
+    /// The groupings one move before those of `level` (freed as it goes),
+    /// or with `only_tops` their boards' count only; `fixed` bytes are held
+    /// besides.
+    ///
+    /// A predecessor's bottoms are its successor's and the card that
+    /// becomes a bottom, so a set of bottoms hears only from the sets one
+    /// card smaller, the last of them in numeric order being the one
+    /// without its lowest card: it is finished when that one is done.
+    fn split_level(
         &self,
-        level: Vec<Grouping>,
+        mut level: Level,
+        only_tops: bool,
         fixed: usize,
         splits: &mut SplitCache,
         limits: &Limits,
-        narrow: impl Fn(u128) -> T,
-    ) -> Result<usize, SearchError> {
-        let mut keys = Sorted::<T>::default();
-        split_all(level, fixed, |chunk, bytes| {
-            limits.check(bytes + keys.bytes())?;
-            for &g in chunk {
-                self.split_each(g, splits, |p| keys.push(narrow(self.board_key(p))));
+    ) -> Result<Level, SearchError> {
+        let n = self.n;
+        let mut next = Making::new(n, only_tops);
+        let mut held = level.bytes();
+        let mut until_look = 0usize;
+        for bottoms in 0..(1usize << n) as u32 {
+            let bottoms = bottoms as u16;
+            let words = std::mem::take(&mut level.sets[bottoms as usize]);
+            if !words.is_empty() {
+                if until_look == 0 {
+                    limits.check(fixed + held + next.bytes() + splits.bytes())?;
+                    until_look = LOOK_EVERY;
+                }
+                until_look = until_look.saturating_sub(
+                    self.split_words(bottoms, &words, only_tops, splits, &mut next),
+                );
+                held -= words.capacity() * 8;
+                for new in bits(self.all() & !bottoms) {
+                    next.compact(bottoms | 1 << new);
+                }
             }
-            Ok(())
-        })?;
-        Ok(keys.finish().len())
+            if bottoms != 0 {
+                for new in 0..bottoms.trailing_zeros() as usize {
+                    if new < n {
+                        next.finish(bottoms | 1 << new);
+                    }
+                }
+            }
+        }
+        Ok(next.done)
     }
 
-    /// The ways a stack (cards `group`, bottom, top) can have been made by
-    /// its last move, each as the bits it flips in a grouping: the cards that
-    /// moved get their own bottom, which gets `top`, and `bottom` gets the top
-    /// they landed on. (A card that is not a bottom has top bits 0.)
-    fn splits_of(&self, group: u16, bottom: usize, top: usize, out: &mut Vec<Grouping>) {
-        // `moved` is the stack that moved last (top `top`), `stayed` the
-        // one it landed on (bottom `bottom`).
-        let mut split = |moved: u16| {
-            let stayed = group & !moved;
-            let from = self.bottoms(moved, top) & self.line[bottom];
-            if from != 0 {
-                for under in bits(self.flock[top] & stayed) {
-                    if self.bottoms(stayed, under) >> bottom & 1 == 1 {
-                        for new_bottom in bits(from) {
-                            let owners = bits(moved).fold(0, |f, card| {
-                                f | ((bottom ^ new_bottom) as Grouping) << (4 * card)
-                            });
-                            out.push(
-                                owners
-                                    ^ with_top(0, new_bottom, top)
-                                    ^ with_top(0, bottom, top ^ under),
-                            );
+    /// Adds to `next` the predecessors of `words`, whose bottoms are
+    /// `bottoms`; returns how many were made.
+    fn split_words(
+        &self,
+        bottoms: u16,
+        words: &[Word],
+        only_tops: bool,
+        splits: &mut SplitCache,
+        next: &mut Making,
+    ) -> usize {
+        // The nibbles each new set of bottoms keeps when only tops count.
+        let keep: [Word; MAX_CELLS] = std::array::from_fn(|new| {
+            if only_tops {
+                ones(bottoms | 1 << new) * 0xf
+            } else {
+                !0
+            }
+        });
+        let mut made = 0;
+        let mut last: [(u16, usize, std::ops::Range<usize>); MAX_CELLS] =
+            std::array::from_fn(|_| (0, 0, 0..0));
+        for &w in words {
+            // A one-card stack is its own top; the others are split.
+            let alone = zero_nibbles(w ^ CARDS);
+            for bottom in bits(bottoms & !alone) {
+                let group = (owned_by(w, bottom) & !bottoms | 1 << bottom) & self.all();
+                let top = nibble(w, bottom);
+                if group.count_ones() == 2 {
+                    // Two cards split one way: the top moved onto the
+                    // bottom, which a stack of the two proves legal.
+                    let flip = ((bottom ^ top) as u64) << (4 * top)
+                        | ((top ^ bottom) as u64) << (4 * bottom);
+                    next.raw[(bottoms | 1 << top) as usize].push((w ^ flip) & keep[top]);
+                    made += 1;
+                    continue;
+                }
+                // Neighbouring words often share a stack.
+                let (last_group, last_top, last_range) = &mut last[bottom];
+                if *last_group != group || *last_top != top {
+                    *last_range = splits.of(self, group, bottom, top);
+                    (*last_group, *last_top) = (group, top);
+                }
+                let range = last_range.clone();
+                made += range.len();
+                for (&flip, &new) in splits.flips[range.clone()].iter().zip(&splits.news[range]) {
+                    next.raw[(bottoms | 1 << new) as usize].push((w ^ flip) & keep[new as usize]);
+                }
+            }
+        }
+        made
+    }
+
+    /// The ways each stack of the cards `set` can have been made by its
+    /// last move, filled into the slots of `set` in `out`: each as the bits
+    /// it flips in a word and the card that becomes a bottom. The cards that
+    /// moved get that card as their bottom, it gets the moved top, and the
+    /// bottom they landed on gets the top under them.
+    fn splits_of(&self, set: u16, out: &mut SplitCache) {
+        let k = set.count_ones() as usize;
+        let base = out.base[set as usize] as usize;
+        let rank = |card: usize| (set & ((1u16 << card) - 1)).count_ones() as usize;
+        let mut found = std::mem::take(&mut out.found);
+        found.clear();
+        // `moved` is the stack that moved last, `stayed` the one it landed on.
+        let mut moved = (set - 1) & set;
+        while moved != 0 {
+            let stayed = set & !moved;
+            let (moved_tops, _) = self.ends[moved as usize];
+            let (stayed_tops, stayed_bottoms) = self.ends[stayed as usize];
+            if moved_tops != 0 && stayed_bottoms != 0 {
+                for top in bits(moved_tops) {
+                    let near = self.flock[top] & stayed_tops;
+                    if near == 0 {
+                        continue;
+                    }
+                    let from_all = self.bottoms(moved, top);
+                    for bottom in bits(stayed_bottoms) {
+                        let from = from_all & self.line[bottom];
+                        if from == 0 {
+                            continue;
+                        }
+                        let slot = (rank(bottom) * k + rank(top)) as u16;
+                        for under in bits(near) {
+                            if self.bottoms(stayed, under) >> bottom & 1 == 0 {
+                                continue;
+                            }
+                            for new in bits(from) {
+                                let owners = ones(moved & !(1 << new)) * (bottom ^ new) as u64;
+                                let flip = owners
+                                    | ((bottom ^ top) as u64) << (4 * new)
+                                    | ((top ^ under) as u64) << (4 * bottom);
+                                found.push((slot, new as u8, flip));
+                            }
                         }
                     }
                 }
             }
-        };
-        let rest = group & !(1 << bottom | 1 << top);
-        let candidates = &self.with_top[top];
-        if candidates.len() < 1 << rest.count_ones() {
-            // Fewer sets can have this top than the group has splits.
-            for &moved in candidates {
-                if moved & !rest == 1 << top {
-                    split(moved);
-                }
-            }
-            return;
+            moved = (moved - 1) & set;
         }
-        let mut sub = rest;
-        loop {
-            split(sub | 1 << top);
-            if sub == 0 {
-                break;
-            }
-            sub = (sub - 1) & rest;
+        found.sort_unstable_by_key(|f| f.0);
+        for run in found.chunk_by(|a, b| a.0 == b.0) {
+            out.slots[base + run[0].0 as usize] = (out.flips.len() as u32, run.len() as u32);
+            out.flips.extend(run.iter().map(|f| f.2));
+            out.news.extend(run.iter().map(|f| f.1));
         }
-    }
-
-    /// Calls `found` with every grouping one move before `g`: one stack of
-    /// `g` split into the two whose merge made it.
-    fn split_each(&self, g: Grouping, cache: &mut SplitCache, mut found: impl FnMut(Grouping)) {
-        // A one-card stack is its own top; the others are split.
-        let alone = zero_nibbles((g >> 64) as u64 ^ CARDS);
-        for bottom in bits(bottoms(g) & !alone) {
-            // The cards whose owner nibble is `bottom`.
-            let owned_by = 0x1111_1111_1111_1111 * bottom as u64;
-            let group = zero_nibbles(g as u64 ^ owned_by) & self.all();
-            let top = top_of(g, bottom);
-            let slot = cache.slot(group, bottom, top);
-            let (mut start, mut len) = cache.slots[slot];
-            if len == NONE {
-                start = cache.flips.len() as u32;
-                self.splits_of(group, bottom, top, &mut cache.flips);
-                len = cache.flips.len() as u32 - start;
-                cache.slots[slot] = (start, len);
-            }
-            for &flip in &cache.flips[start as usize..(start + len) as usize] {
-                found(g ^ flip);
-            }
-        }
+        out.found = found;
     }
 
     /// The packed board of a grouping (bottoms' cells and their tops).
     /// Cards are numbered in cell order, so the bottoms' tops in card order
     /// are the tops in cell order.
     #[inline]
-    fn board_key(&self, g: Grouping) -> u128 {
+    fn board_key(&self, bottoms: u16, w: Word) -> u128 {
         let (mut occ, mut tops, mut shift) = (0u16, 0u128, 16);
-        for bottom in bits(bottoms(g)) {
+        for bottom in bits(bottoms) {
             occ |= 1 << self.cell[bottom];
-            tops |= (top_of(g, bottom) as u128) << shift;
+            tops |= (nibble(w, bottom) as u128) << shift;
             shift += 4;
         }
         occ as u128 | tops
-    }
-
-    /// Distinct boards among sorted, distinct groupings. Groupings of one
-    /// board share their tops (the high half), so they sit together, and
-    /// differ from each other's boards only if their bottoms differ.
-    fn count_boards(&self, level: &[Grouping]) -> usize {
-        let mut seen: Vec<u16> = Vec::new();
-        level
-            .chunk_by(|a, b| a >> 64 == b >> 64)
-            .map(|run| {
-                if run.len() == 1 {
-                    return 1;
-                }
-                seen.clear();
-                seen.extend(run.iter().map(|&g| bottoms(g)));
-                seen.sort_unstable();
-                seen.dedup();
-                seen.len()
-            })
-            .sum()
     }
 
     /// Midgame tension: the mean of 1 − winning moves ÷ moves over the
@@ -895,68 +1199,8 @@ impl Merges {
     }
 }
 
-/// Groupings split between two looks at the memory they take.
-const CHUNK: usize = 1 << 16;
-
-/// Hands the groupings of `level` to `split` a chunk at a time, from the
-/// last, freeing the level as it goes so that two depths never both stay
-/// whole; `split` also hears the bytes the level and `fixed` take, to check
-/// them against the limits.
-fn split_all(
-    mut level: Vec<Grouping>,
-    fixed: usize,
-    mut split: impl FnMut(&[Grouping], usize) -> Result<(), SearchError>,
-) -> Result<(), SearchError> {
-    while !level.is_empty() {
-        let start = level.len().saturating_sub(CHUNK);
-        let bytes = fixed + level.capacity() * std::mem::size_of::<Grouping>();
-        split(&level[start..], bytes)?;
-        level.truncate(start);
-        // Shrinking a large allocation gives its pages back in place.
-        if level.capacity() > 2 * level.len() + CHUNK {
-            level.shrink_to_fit();
-        }
-    }
-    Ok(())
-}
-
-#[inline]
-fn top_of(g: Grouping, bottom: usize) -> usize {
-    (g >> (64 + 4 * bottom) & 0xf) as usize
-}
-
-#[inline]
-fn with_owner(g: Grouping, card: usize, bottom: usize) -> Grouping {
-    g & !(0xf << (4 * card)) | (bottom as u128) << (4 * card)
-}
-
-#[inline]
-fn with_top(g: Grouping, bottom: usize, top: usize) -> Grouping {
-    g & !(0xf << (64 + 4 * bottom)) | (top as u128) << (64 + 4 * bottom)
-}
-
-/// The grouping with these stacks (cards, bottom, top); the other cards'
-/// nibbles stay 0, so only sets covering every card are complete.
-fn grouping_of(stacks: &[(u16, usize, usize)]) -> Grouping {
-    let mut g = 0;
-    for &(set, bottom, top) in stacks {
-        for card in bits(set) {
-            g = with_owner(g, card, bottom);
-        }
-        g = with_top(g, bottom, top);
-    }
-    g
-}
-
 /// Each card's number in its nibble.
 const CARDS: u64 = 0xfedc_ba98_7654_3210;
-
-/// The bottoms of a grouping: the cards that own themselves (a nibble of
-/// the xor with each card's number is zero exactly at a bottom).
-#[inline]
-fn bottoms(g: Grouping) -> u16 {
-    zero_nibbles(g as u64 ^ CARDS)
-}
 
 /// The nibbles of `x` that are zero, as a mask: all sixteen are tested at
 /// once, then the flags are packed.
@@ -972,86 +1216,6 @@ fn zero_nibbles(x: u64) -> u16 {
     ((m | m >> 24) & 0xffff) as u16
 }
 
-/// A sorted list of distinct items, built in batches so that duplicates
-/// never pile up: the predecessors of a depth repeat each other several
-/// times over.
-struct Sorted<T> {
-    done: Vec<T>,
-    pending: Vec<T>,
-}
-
-impl<T> Default for Sorted<T> {
-    fn default() -> Self {
-        Sorted {
-            done: Vec::new(),
-            pending: Vec::new(),
-        }
-    }
-}
-
-impl<T: Copy + Ord + Default> Sorted<T> {
-    /// Items gathered before the first sort.
-    const BATCH: usize = 1 << 12;
-
-    #[inline]
-    fn push(&mut self, item: T) {
-        self.pending.push(item);
-        if self.pending.len() >= Self::BATCH.max(self.done.len() / 2) {
-            self.merge();
-        }
-    }
-
-    /// Sorts the pending items into the rest, dropping repeats. The merge
-    /// runs from the back, in place, so no third list is needed.
-    fn merge(&mut self) {
-        self.pending.sort_unstable();
-        self.pending.dedup();
-        if self.done.is_empty() {
-            std::mem::swap(&mut self.done, &mut self.pending);
-            return;
-        }
-        let (old, more) = (self.done.len(), self.pending.len());
-        self.done.resize(old + more, T::default());
-        let (done, pending) = (&mut self.done, &self.pending);
-        // done[..i] and pending[..j] are still to merge; done[w..] is merged.
-        // w ≥ i + j always, so writing at w - 1 never overwrites done[..i].
-        let (mut i, mut j, mut w) = (old, more, old + more);
-        while i > 0 && j > 0 {
-            let (x, y) = (done[i - 1], pending[j - 1]);
-            w -= 1;
-            if x >= y {
-                done[w] = x;
-                i -= 1;
-                if x == y {
-                    j -= 1;
-                }
-            } else {
-                done[w] = y;
-                j -= 1;
-            }
-        }
-        done[w - j..w].copy_from_slice(&pending[..j]);
-        w -= j;
-        done.copy_within(..i, w - i);
-        w -= i;
-        done.copy_within(w.., 0);
-        done.truncate(old + more - w);
-        self.pending.clear();
-    }
-
-    /// Bytes held, roughly.
-    fn bytes(&self) -> usize {
-        (self.done.capacity() + self.pending.capacity()) * std::mem::size_of::<T>()
-    }
-
-    /// The items, sorted and distinct.
-    fn finish(mut self) -> Vec<T> {
-        self.merge();
-        self.done.shrink_to_fit();
-        self.done
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1059,22 +1223,37 @@ mod tests {
     use crate::engine::notation::parse_state;
 
     #[test]
-    fn sorted_keeps_each_item_once_in_order() {
-        // Batches merged in place, against a set; small values so that
-        // repeats within and across batches are common.
-        let mut sorted = Sorted::<u64>::default();
-        let mut set = std::collections::BTreeSet::new();
+    fn word_set_keeps_the_first_of_each_word_in_order() {
+        // Small values, so that repeats are common, and a few large ones.
         let mut x = 12345u64;
-        for _ in 0..100_000 {
+        let mut words = Vec::new();
+        for _ in 0..20_000 {
             x = x
                 .wrapping_mul(6364136223846793005)
                 .wrapping_add(1442695040888963407);
-            let item = (x >> 40) % 30_000;
-            sorted.push(item);
-            set.insert(item);
+            words.push(if x >> 63 == 1 {
+                (x >> 40) % 3_000
+            } else {
+                x >> 2
+            });
         }
-        let items = sorted.finish();
-        assert_eq!(items, set.into_iter().collect::<Vec<_>>());
+        let mut seen = std::collections::HashSet::new();
+        let expected: Vec<Word> = words.iter().copied().filter(|&w| seen.insert(w)).collect();
+        assert!(expected.len() < words.len() && expected.len() > 3_000);
+        WordSet::default().dedup(&mut words);
+        assert_eq!(words, expected);
+    }
+
+    #[test]
+    fn nibble_masks_round_trip() {
+        for set in [0u16, 1, 0x8000, 0xffff, 0x1234, 0xa5a5, 0x0f0f] {
+            // Nibble 1 off the set, 0 on it: the zero nibbles are the set.
+            assert_eq!(zero_nibbles(ones(!set)), set);
+            assert_eq!(zero_nibbles(ones(!set) * 0xf), set);
+            let w = ones(set) * 7;
+            assert!(bits(set).all(|c| nibble(w, c) == 7));
+            assert_eq!(owned_by(w, 7), set);
+        }
     }
 
     #[test]
