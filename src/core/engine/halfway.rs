@@ -473,17 +473,9 @@ impl Merges {
     }
 }
 
-/// The entries before `k` among the 64 of chunk `j`, as a mask.
-#[inline]
-fn below(k: usize, j: usize) -> u64 {
-    if k >= 64 * (j + 1) {
-        !0
-    } else if k <= 64 * j {
-        0
-    } else {
-        (1u64 << (k - 64 * j)) - 1
-    }
-}
+/// 64 entries of a family, bit-sliced: which hold each card, and which
+/// have each number of cards or fewer.
+type Chunk = ([u64; MAX_CELLS], [u64; MAX_CELLS + 1]);
 
 /// The walk over sets of pairs that counts distinct states.
 struct PairWalk<'a> {
@@ -497,8 +489,8 @@ struct PairWalk<'a> {
     /// by its number of pairs, each sorted by size, as entries
     /// `size << 16 | set`.
     families: Vec<Vec<u32>>,
-    /// For each number of pairs, the family bit-sliced by card.
-    holders: Vec<Vec<[u64; MAX_CELLS]>>,
+    /// For each number of pairs, the family bit-sliced by card and by size.
+    holders: Vec<Vec<Chunk>>,
     /// For each number of pairs, the sets the next pair can take.
     avail: Vec<Vec<u32>>,
     /// Unions at the last depth, to clear from `seen`.
@@ -547,18 +539,20 @@ impl PairWalk<'_> {
         let low_bits = ((1u32 << first_bottom) - 1) as u16;
         // Bit-sliced family: holders[j][c] has bit i when entry 64j + i
         // holds card c, so the entries clear of a set of cards are found
-        // 64 at a time.
+        // 64 at a time; sized[j][k] has those of k cards or fewer.
+        let chunks = fits.div_ceil(64);
         let mut holders = std::mem::take(&mut self.holders[pairs]);
         holders.clear();
-        holders.resize(fits.div_ceil(64), [0; MAX_CELLS]);
+        holders.resize(chunks, ([0; MAX_CELLS], [0; MAX_CELLS + 1]));
         for (i, &entry) in family[..fits].iter().enumerate() {
+            let (held, sized) = &mut holders[i / 64];
             for card in bits(entry as u16) {
-                holders[i / 64][card] |= 1 << (i % 64);
+                held[card] |= 1 << (i % 64);
+            }
+            for mask in &mut sized[(entry >> 16) as usize..] {
+                *mask |= 1 << (i % 64);
             }
         }
-        // upto[k]: how many entries have k cards or fewer.
-        let upto: [usize; MAX_CELLS + 1] =
-            std::array::from_fn(|k| family[..fits].partition_point(|&e| (e >> 16) as usize <= k));
         let mut out = std::mem::take(&mut self.families[pairs + 1]);
         let mut avail = std::mem::take(&mut self.avail[pairs]);
         let mut filled = std::mem::take(&mut self.filled);
@@ -581,20 +575,18 @@ impl PairWalk<'_> {
                 let mut deepest = 0u64;
                 for &more in &avail {
                     let x = more as u16;
-                    let cards = x | 1 << bottom | 1 << top;
+                    // Entries of `most` cards fill the room: their unions
+                    // are states at the last depth, counted, not visited.
                     let most = room - (more >> 16) as usize;
-                    let fit = upto[most];
-                    // Entries from `full` on fill the room: their unions are
-                    // states at the last depth, counted and not visited.
-                    let full = if most == 0 { 0 } else { upto[most - 1] };
-                    for (j, held) in holders[..fit.div_ceil(64)].iter().enumerate() {
-                        let mut clear = below(fit, j);
-                        for card in bits(cards) {
+                    for (j, (held, sized)) in holders.iter().enumerate() {
+                        let mut clear = sized[most] & !(held[bottom] | held[top]);
+                        for card in bits(x) {
                             clear &= !held[card];
                         }
+                        let fewer = if most == 0 { 0 } else { sized[most - 1] };
                         if single {
-                            deepest += (clear & !below(full, j)).count_ones() as u64;
-                            clear &= below(full, j);
+                            deepest += (clear & !fewer).count_ones() as u64;
+                            clear &= fewer;
                         }
                         while clear != 0 {
                             let i = 64 * j + clear.trailing_zeros() as usize;
@@ -607,7 +599,7 @@ impl PairWalk<'_> {
                                     continue;
                                 }
                                 self.seen[word] |= bit;
-                                if i >= full {
+                                if fewer >> (i % 64) & 1 == 0 {
                                     deepest += 1;
                                     filled.push(union);
                                     continue;
@@ -721,10 +713,17 @@ struct SplitCache {
     news: Vec<u8>,
     /// The splits of one set as they are found: slot, new bottom, flip.
     found: Vec<(u16, u8, Word)>,
+    /// Stacks of large sets asked for by the depth about to be split.
+    asked: Vec<(u16, u8, u8)>,
 }
 
 /// An empty entry of the split cache.
 const NONE: u32 = u32::MAX;
+
+/// Cards from which a set's stacks are split only as they are asked for:
+/// a large set has many stacks, few of which the walk meets, and a pass
+/// over its subsets costs 2^k.
+const LARGE: usize = 6;
 
 impl SplitCache {
     fn new(n: usize) -> SplitCache {
@@ -734,12 +733,28 @@ impl SplitCache {
             flips: Vec::new(),
             news: Vec::new(),
             found: Vec::new(),
+            asked: Vec::new(),
         }
     }
 
+    /// The slot of the stack (`set`, `bottom`, `top`), the set's slots made
+    /// on its first look.
+    #[inline]
+    fn slot(&mut self, set: u16, bottom: usize, top: usize) -> usize {
+        let k = set.count_ones() as usize;
+        let mut base = self.base[set as usize];
+        if base == NONE {
+            base = self.slots.len() as u32;
+            self.base[set as usize] = base;
+            self.slots.resize(self.slots.len() + k * k, (0, NONE));
+        }
+        let rank = |card: usize| (set & ((1u16 << card) - 1)).count_ones() as usize;
+        base as usize + rank(bottom) * k + rank(top)
+    }
+
     /// The flips of the stack (`set`, `bottom`, `top`), as a range of
-    /// `flips` and `news`. The first look at a set finds the splits of all
-    /// its stacks in one pass over its subsets.
+    /// `flips` and `news`. The first look at a small set splits all its
+    /// stacks in one pass; a large set's stack is split alone.
     #[inline]
     fn of(
         &mut self,
@@ -748,17 +763,48 @@ impl SplitCache {
         bottom: usize,
         top: usize,
     ) -> std::ops::Range<usize> {
-        let k = set.count_ones() as usize;
-        let mut base = self.base[set as usize];
-        if base == NONE {
-            base = self.slots.len() as u32;
-            self.base[set as usize] = base;
-            self.slots.resize(self.slots.len() + k * k, (0, 0));
-            merges.splits_of(set, self);
+        let slot = self.slot(set, bottom, top);
+        if self.slots[slot].1 == NONE {
+            if (set.count_ones() as usize) < LARGE {
+                let stacks: Vec<(u8, u8)> = bits(set)
+                    .flat_map(|t| {
+                        bits(merges.bottoms(set, t) & !(1 << t)).map(move |b| (b as u8, t as u8))
+                    })
+                    .collect();
+                merges.splits_of(set, &stacks, self);
+            } else {
+                merges.splits_of(set, &[(bottom as u8, top as u8)], self);
+            }
         }
-        let rank = |card: usize| (set & ((1u16 << card) - 1)).count_ones() as usize;
-        let (start, len) = self.slots[base as usize + rank(bottom) * k + rank(top)];
+        let (start, len) = self.slots[slot];
         start as usize..(start + len) as usize
+    }
+
+    /// Notes a stack the next depth will split, when its set is large and
+    /// it is not split yet.
+    #[inline]
+    fn ask(&mut self, set: u16, bottom: usize, top: usize) {
+        if (set.count_ones() as usize) < LARGE {
+            return;
+        }
+        let slot = self.slot(set, bottom, top);
+        if self.slots[slot].1 == NONE {
+            // Asked once: the slot stays empty until the set is split.
+            self.slots[slot].1 = NONE - 1;
+            self.asked.push((set, bottom as u8, top as u8));
+        }
+    }
+
+    /// Splits the stacks asked for, each set in one pass.
+    fn split_asked(&mut self, merges: &Merges) {
+        let mut asked = std::mem::take(&mut self.asked);
+        asked.sort_unstable();
+        for run in asked.chunk_by(|a, b| a.0 == b.0) {
+            let stacks: Vec<(u8, u8)> = run.iter().map(|&(_, b, t)| (b, t)).collect();
+            merges.splits_of(run[0].0, &stacks, self);
+        }
+        asked.clear();
+        self.asked = asked;
     }
 
     /// Bytes the cache takes, roughly.
@@ -847,6 +893,8 @@ struct Making {
     done: Level,
     /// Keep only the count of boards, not the words.
     only_tops: bool,
+    /// Emptied lists, kept for sets of bottoms yet to gather words.
+    spare: Vec<Vec<Word>>,
 }
 
 /// Words a set of bottoms gathers before its repeats are dropped, at least.
@@ -868,6 +916,7 @@ impl Making {
                 boards: 0,
             },
             only_tops,
+            spare: Vec::new(),
         }
     }
 
@@ -884,6 +933,7 @@ impl Making {
     fn finish(&mut self, bottoms: u16) {
         let mut words = std::mem::take(&mut self.raw[bottoms as usize]);
         if words.is_empty() {
+            self.recycle(words);
             return;
         }
         self.set.dedup(&mut words);
@@ -891,15 +941,40 @@ impl Making {
             self.done.boards += words.len();
         } else {
             self.done.boards += self.set.boards(bottoms, &words, &mut self.scratch);
-            words.shrink_to_fit();
-            self.done.sets[bottoms as usize] = words;
+            self.done.sets[bottoms as usize] = words.to_vec();
+        }
+        self.recycle(words);
+    }
+
+    /// The words gathered for a set of bottoms, in a list from an earlier
+    /// set when it has none yet: fewer lists grow from nothing.
+    fn take(&mut self, bottoms: u16) -> Vec<Word> {
+        let words = std::mem::take(&mut self.raw[bottoms as usize]);
+        if words.capacity() == 0 {
+            self.spare.pop().unwrap_or_default()
+        } else {
+            words
+        }
+    }
+
+    /// Keeps an emptied list for another set of bottoms.
+    fn recycle(&mut self, mut words: Vec<Word>) {
+        if words.capacity() > 0 && words.capacity() <= COMPACT_AT * 4 && self.spare.len() < 1 << 12
+        {
+            words.clear();
+            self.spare.push(words);
         }
     }
 
     /// Bytes held, roughly.
     fn bytes(&self) -> usize {
         self.raw.len() * (std::mem::size_of::<Vec<Word>>() + 4)
-            + self.raw.iter().map(|s| s.capacity() * 8).sum::<usize>()
+            + self
+                .raw
+                .iter()
+                .chain(&self.spare)
+                .map(|s| s.capacity() * 8)
+                .sum::<usize>()
             + self.done.bytes()
     }
 }
@@ -976,7 +1051,10 @@ impl Merges {
             // The last depth needs its boards' count only, so only the tops
             // of its words are kept.
             let only_tops = at - 1 == lowest && !(next && lowest == keep);
-            level = self.split_level(level, only_tops, fixed, &mut splits, limits)?;
+            // The deep depths meet many stacks of large sets, the shallow
+            // ones few new ones.
+            let ask_first = at + 4 > n;
+            level = self.split_level(level, only_tops, ask_first, fixed, &mut splits, limits)?;
             at -= 1;
             if only_tops {
                 counts.push(level.boards as u64);
@@ -1006,6 +1084,7 @@ impl Merges {
         &self,
         mut level: Level,
         only_tops: bool,
+        ask_first: bool,
         fixed: usize,
         splits: &mut SplitCache,
         limits: &Limits,
@@ -1013,6 +1092,19 @@ impl Merges {
         let n = self.n;
         let mut next = Making::new(n, only_tops);
         let mut held = level.bytes();
+        if ask_first {
+            // Large sets are split once for all the stacks this depth asks.
+            for (bottoms, words) in level.sets.iter().enumerate() {
+                let bottoms = bottoms as u16;
+                for &w in words {
+                    for bottom in bits(bottoms & !zero_nibbles(w ^ CARDS)) {
+                        let group = (owned_by(w, bottom) & !bottoms | 1 << bottom) & self.all();
+                        splits.ask(group, bottom, nibble(w, bottom));
+                    }
+                }
+            }
+            splits.split_asked(self);
+        }
         let mut until_look = 0usize;
         for bottoms in 0..(1usize << n) as u32 {
             let bottoms = bottoms as u16;
@@ -1059,6 +1151,12 @@ impl Merges {
                 !0
             }
         });
+        // The sets of bottoms these words lead to, by the card that becomes
+        // a bottom, held here while the words are split.
+        let mut to: [Vec<Word>; MAX_CELLS] = std::array::from_fn(|_| Vec::new());
+        for new in bits(self.all() & !bottoms) {
+            to[new] = next.take(bottoms | 1 << new);
+        }
         let mut made = 0;
         let mut last: [(u16, usize, std::ops::Range<usize>); MAX_CELLS] =
             std::array::from_fn(|_| (0, 0, 0..0));
@@ -1073,7 +1171,7 @@ impl Merges {
                     // bottom, which a stack of the two proves legal.
                     let flip = ((bottom ^ top) as u64) << (4 * top)
                         | ((top ^ bottom) as u64) << (4 * bottom);
-                    next.raw[(bottoms | 1 << top) as usize].push((w ^ flip) & keep[top]);
+                    to[top].push((w ^ flip) & keep[top]);
                     made += 1;
                     continue;
                 }
@@ -1086,40 +1184,55 @@ impl Merges {
                 let range = last_range.clone();
                 made += range.len();
                 for (&flip, &new) in splits.flips[range.clone()].iter().zip(&splits.news[range]) {
-                    next.raw[(bottoms | 1 << new) as usize].push((w ^ flip) & keep[new as usize]);
+                    to[new as usize].push((w ^ flip) & keep[new as usize]);
                 }
             }
+        }
+        for new in bits(self.all() & !bottoms) {
+            next.raw[(bottoms | 1 << new) as usize] = std::mem::take(&mut to[new]);
         }
         made
     }
 
-    /// The ways each stack of the cards `set` can have been made by its
-    /// last move, filled into the slots of `set` in `out`: each as the bits
-    /// it flips in a word and the card that becomes a bottom. The cards that
-    /// moved get that card as their bottom, it gets the moved top, and the
-    /// bottom they landed on gets the top under them.
-    fn splits_of(&self, set: u16, out: &mut SplitCache) {
+    /// The ways the `stacks` (bottom, top) of the cards `set` can have been
+    /// made by their last move, filled into their slots in `out`: each as
+    /// the bits it flips in a word and the card that becomes a bottom. The
+    /// cards that moved get that card as their bottom, it gets the moved
+    /// top, and the bottom they landed on gets the top under them.
+    fn splits_of(&self, set: u16, stacks: &[(u8, u8)], out: &mut SplitCache) {
         let k = set.count_ones() as usize;
-        let base = out.base[set as usize] as usize;
         let rank = |card: usize| (set & ((1u16 << card) - 1)).count_ones() as usize;
+        // The tops asked for with each bottom.
+        let mut wanted = [0u16; MAX_CELLS];
+        for &(bottom, top) in stacks {
+            wanted[bottom as usize] |= 1 << top;
+        }
+        let wanted_bottoms = bits(set)
+            .filter(|&b| wanted[b] != 0)
+            .fold(0u16, |m, b| m | 1 << b);
+        let wanted_tops = wanted.iter().fold(0u16, |m, &t| m | t);
         let mut found = std::mem::take(&mut out.found);
         found.clear();
-        // `moved` is the stack that moved last, `stayed` the one it landed on.
-        let mut moved = (set - 1) & set;
-        while moved != 0 {
+        // `moved` is the stack that moved last, `stayed` the one it landed
+        // on. With one stack asked for, only the subsets that hold its top
+        // and not its bottom can have moved.
+        let (fixed, rest) = match stacks {
+            [(bottom, top)] => (1u16 << top, set & !(1 << bottom | 1 << top)),
+            _ => (0, set),
+        };
+        let mut sub = rest;
+        loop {
+            let moved = sub | fixed;
             let stayed = set & !moved;
-            let (moved_tops, _) = self.ends[moved as usize];
+            let moved_tops = self.ends[moved as usize].0 & wanted_tops;
             let (stayed_tops, stayed_bottoms) = self.ends[stayed as usize];
-            if moved_tops != 0 && stayed_bottoms != 0 {
-                for top in bits(moved_tops) {
-                    let near = self.flock[top] & stayed_tops;
-                    if near == 0 {
-                        continue;
-                    }
-                    let from_all = self.bottoms(moved, top);
-                    for bottom in bits(stayed_bottoms) {
-                        let from = from_all & self.line[bottom];
-                        if from == 0 {
+            let bottoms = stayed_bottoms & wanted_bottoms;
+            if moved != 0 && stayed != 0 && moved_tops != 0 && bottoms != 0 {
+                for bottom in bits(bottoms) {
+                    for top in bits(moved_tops & wanted[bottom]) {
+                        let near = self.flock[top] & stayed_tops;
+                        let from = self.bottoms(moved, top) & self.line[bottom];
+                        if near == 0 || from == 0 {
                             continue;
                         }
                         let slot = (rank(bottom) * k + rank(top)) as u16;
@@ -1138,7 +1251,16 @@ impl Merges {
                     }
                 }
             }
-            moved = (moved - 1) & set;
+            if sub == 0 {
+                break;
+            }
+            sub = (sub - 1) & rest;
+        }
+        let base = out.base[set as usize] as usize;
+        for &(bottom, top) in stacks {
+            // Asked-for stacks with no split (none: every stack met has one)
+            // still get an empty range.
+            out.slots[base + rank(bottom as usize) * k + rank(top as usize)] = (0, 0);
         }
         found.sort_unstable_by_key(|f| f.0);
         for run in found.chunk_by(|a, b| a.0 == b.0) {
