@@ -33,7 +33,8 @@ use crate::engine::analysis::ratio;
 use crate::engine::board::{Board, KeyHasher, Layout, MoveList, bits, connected};
 use crate::engine::limits::{Limits, SearchError};
 use crate::engine::state::{MAX_CELLS, State};
-use std::collections::HashSet;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashSet};
 use std::hash::BuildHasherDefault;
 
 /// The exact counts at the halfway depth of a puzzle.
@@ -217,21 +218,31 @@ impl Merges {
         if n > 0 {
             by_size[1] = (0..n).map(|c| self.part(1 << c)).collect();
         }
+        let mut slices: Vec<Vec<PartChunk>> = vec![Vec::new(); n + 1];
+        if n > 0 {
+            slices[1] = PartChunk::slice(&by_size[1]);
+        }
         for size in 2..=n {
             limits.check_cancel()?;
             let split_cost = binomial(n, size) << (size - 1);
             let pair_cost: usize = (1..=size / 2)
                 .map(|k| by_size[k].len() * by_size[size - k].len())
                 .sum();
-            if from_pairs(split_cost, pair_cost) {
-                self.fill_from_pairs(size, &by_size, limits)?;
+            let sets: Vec<u16> = if from_pairs(split_cost, pair_cost) {
+                let mut made = self.fill_from_pairs(size, &by_size, &slices, limits)?;
+                made.sort_unstable();
+                made.dedup();
+                made
             } else {
                 self.fill_from_splits(size, limits)?;
-            }
-            by_size[size] = sets_of_size(n, size)
+                sets_of_size(n, size).collect()
+            };
+            by_size[size] = sets
+                .into_iter()
                 .filter(|&set| self.can_merge(set))
                 .map(|set| self.part(set))
                 .collect();
+            slices[size] = PartChunk::slice(&by_size[size]);
         }
         self.ends = vec![(0, 0); 1 << n];
         for part in by_size.iter().flatten() {
@@ -244,38 +255,54 @@ impl Merges {
     }
 
     /// Fills the sets of `size` cards from every pair of disjoint smaller
-    /// sets that can merge and whose sizes add up.
+    /// sets that can merge and whose sizes add up; returns the sets met.
     fn fill_from_pairs(
         &mut self,
         size: usize,
         by_size: &[Vec<Part>],
+        slices: &[Vec<PartChunk>],
         limits: &Limits,
-    ) -> Result<(), SearchError> {
+    ) -> Result<Vec<u16>, SearchError> {
+        let mut made = Vec::new();
         for k in 1..=size / 2 {
             let (small, large) = (&by_size[k], &by_size[size - k]);
             for (i, a) in small.iter().enumerate() {
                 if i % CHECK_EVERY == 0 {
                     limits.check_cancel()?;
                 }
-                for b in large {
-                    // Equal sizes: each unordered pair once.
-                    if a.set & b.set != 0 || (k == size - k && b.set <= a.set) {
-                        continue;
+                for (j, chunk) in slices[size - k].iter().enumerate() {
+                    // The parts clear of `a`'s cards, with a top flocking
+                    // with a top of `a` and a bottom in line with one of
+                    // its bottoms (both relations are symmetric, so one test
+                    // serves both directions of the move). Equal sizes: each
+                    // unordered pair once, the larger set second.
+                    let mut fits = chunk.parts;
+                    if k == size - k {
+                        fits &= !PartChunk::upto(i + 1, j);
                     }
-                    // A move needs a top of one flocking with a top of the
-                    // other and their bottoms in line (both relations are
-                    // symmetric, so one test serves both directions).
-                    if a.near_tops & b.tops == 0 || a.near_bottoms & b.bottoms == 0 {
-                        continue;
+                    for card in bits(a.set) {
+                        fits &= !chunk.holding[card];
                     }
-                    let mut out = self.stacks[(a.set | b.set) as usize];
-                    self.join(a.set, b.set, &mut out);
-                    self.join(b.set, a.set, &mut out);
-                    self.stacks[(a.set | b.set) as usize] = out;
+                    let near =
+                        |cards: u16, has: &[u64; MAX_CELLS]| bits(cards).fold(0, |m, c| m | has[c]);
+                    if fits != 0 {
+                        fits &= near(a.near_tops, &chunk.tops);
+                    }
+                    if fits != 0 {
+                        fits &= near(a.near_bottoms, &chunk.bottoms);
+                    }
+                    for at in bits64(fits) {
+                        let b = &large[64 * j + at];
+                        let mut out = self.stacks[(a.set | b.set) as usize];
+                        self.join(a.set, b.set, &mut out);
+                        self.join(b.set, a.set, &mut out);
+                        self.stacks[(a.set | b.set) as usize] = out;
+                        made.push(a.set | b.set);
+                    }
                 }
             }
         }
-        Ok(())
+        Ok(made)
     }
 
     /// Fills the sets of `size` cards by trying every split of each.
@@ -377,6 +404,66 @@ struct Part {
     near_tops: u16,
     /// The cards whose cells share a line with a possible bottom's.
     near_bottoms: u16,
+}
+
+/// 64 parts of one size, bit-sliced: which hold each card, have it on
+/// top, have it at the bottom.
+#[derive(Clone)]
+struct PartChunk {
+    /// The parts in this chunk.
+    parts: u64,
+    holding: [u64; MAX_CELLS],
+    tops: [u64; MAX_CELLS],
+    bottoms: [u64; MAX_CELLS],
+}
+
+impl PartChunk {
+    /// The parts, 64 to a chunk.
+    fn slice(parts: &[Part]) -> Vec<PartChunk> {
+        parts
+            .chunks(64)
+            .map(|few| {
+                let mut chunk = PartChunk {
+                    parts: PartChunk::upto(few.len(), 0),
+                    holding: [0; MAX_CELLS],
+                    tops: [0; MAX_CELLS],
+                    bottoms: [0; MAX_CELLS],
+                };
+                for (i, part) in few.iter().enumerate() {
+                    for (has, cards) in [
+                        (&mut chunk.holding, part.set),
+                        (&mut chunk.tops, part.tops),
+                        (&mut chunk.bottoms, part.bottoms),
+                    ] {
+                        for c in bits(cards) {
+                            has[c] |= 1 << i;
+                        }
+                    }
+                }
+                chunk
+            })
+            .collect()
+    }
+
+    /// The parts before index `k` of the whole list, among chunk `j`'s.
+    fn upto(k: usize, j: usize) -> u64 {
+        match k.saturating_sub(64 * j) {
+            0 => 0,
+            m if m >= 64 => !0,
+            m => (1u64 << m) - 1,
+        }
+    }
+}
+
+/// The set bits of a 64-bit mask, lowest first.
+fn bits64(mut mask: u64) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        (mask != 0).then(|| {
+            let i = mask.trailing_zeros() as usize;
+            mask &= mask - 1;
+            i
+        })
+    })
 }
 
 /// n choose k.
@@ -817,14 +904,33 @@ impl SplitCache {
 /// (indexed by the set), and how many boards they make.
 struct Level {
     sets: Vec<Vec<Word>>,
+    /// The sets of bottoms with words, in numeric order.
+    used: Vec<u16>,
     boards: usize,
 }
 
 impl Level {
+    /// A level with no words, in these lists (one per set of bottoms, all
+    /// empty; made if there are none).
+    fn empty(n: usize, mut sets: Vec<Vec<Word>>) -> Level {
+        if sets.len() != 1 << n {
+            sets = vec![Vec::new(); 1 << n];
+        }
+        Level {
+            sets,
+            used: Vec::new(),
+            boards: 0,
+        }
+    }
+
     /// Bytes held, roughly.
     fn bytes(&self) -> usize {
         self.sets.len() * std::mem::size_of::<Vec<Word>>()
-            + self.sets.iter().map(|s| s.capacity() * 8).sum::<usize>()
+            + self
+                .used
+                .iter()
+                .map(|&b| self.sets[b as usize].capacity() * 8)
+                .sum::<usize>()
     }
 }
 
@@ -887,6 +993,9 @@ struct Making {
     raw: Vec<Vec<Word>>,
     /// For each set of bottoms, its words after its last compaction.
     kept: Vec<u32>,
+    /// The sets of bottoms with words, by the set whose split finishes
+    /// them (the last of their sources in numeric order), soonest first.
+    pending: BinaryHeap<Reverse<(u16, u16)>>,
     set: WordSet,
     scratch: Vec<Word>,
     /// What is finished.
@@ -901,49 +1010,30 @@ struct Making {
 const COMPACT_AT: usize = 1 << 12;
 
 impl Making {
-    fn new(n: usize, only_tops: bool) -> Making {
+    fn new(n: usize) -> Making {
         Making {
             raw: vec![Vec::new(); 1 << n],
             kept: vec![0; 1 << n],
+            pending: BinaryHeap::new(),
             set: WordSet::default(),
             scratch: Vec::new(),
-            done: Level {
-                sets: if only_tops {
-                    Vec::new()
-                } else {
-                    vec![Vec::new(); 1 << n]
-                },
-                boards: 0,
-            },
-            only_tops,
+            done: Level::empty(0, Vec::new()),
+            only_tops: false,
             spare: Vec::new(),
         }
     }
 
-    /// Drops the repeats of a set of bottoms that has gathered many.
-    fn compact(&mut self, bottoms: u16) {
-        let raw = &mut self.raw[bottoms as usize];
-        if raw.len() > COMPACT_AT.max(2 * self.kept[bottoms as usize] as usize) {
-            self.set.dedup(raw);
-            self.kept[bottoms as usize] = raw.len() as u32;
-        }
-    }
-
-    /// Finishes a set of bottoms that will gather no more words.
-    fn finish(&mut self, bottoms: u16) {
-        let mut words = std::mem::take(&mut self.raw[bottoms as usize]);
-        if words.is_empty() {
-            self.recycle(words);
-            return;
-        }
-        self.set.dedup(&mut words);
-        if self.only_tops {
-            self.done.boards += words.len();
+    /// Starts a depth, into `sets` (one empty list per set of bottoms, or
+    /// none to be made; the lists of the depth before are reused, which
+    /// saves clearing megabytes at every step of a search).
+    fn begin(&mut self, only_tops: bool, sets: Vec<Vec<Word>>) {
+        let n = self.raw.len().trailing_zeros() as usize;
+        self.only_tops = only_tops;
+        self.done = if only_tops {
+            Level::empty(0, Vec::new())
         } else {
-            self.done.boards += self.set.boards(bottoms, &words, &mut self.scratch);
-            self.done.sets[bottoms as usize] = words.to_vec();
-        }
-        self.recycle(words);
+            Level::empty(n, sets)
+        };
     }
 
     /// The words gathered for a set of bottoms, in a list from an earlier
@@ -957,6 +1047,57 @@ impl Making {
         }
     }
 
+    /// Gives back the words of a set of bottoms taken with `take`; `new`
+    /// when it had none before.
+    fn put(&mut self, bottoms: u16, words: Vec<Word>, new: bool) {
+        if words.is_empty() {
+            self.recycle(words);
+            return;
+        }
+        if new {
+            // Its sources are the sets one bottom smaller, the last of
+            // them the set without its lowest bottom.
+            self.pending
+                .push(Reverse((bottoms & (bottoms - 1), bottoms)));
+        }
+        self.raw[bottoms as usize] = words;
+    }
+
+    /// Drops the repeats of a set of bottoms that has gathered many.
+    fn compact(&mut self, bottoms: u16) {
+        let raw = &mut self.raw[bottoms as usize];
+        if raw.len() > COMPACT_AT.max(2 * self.kept[bottoms as usize] as usize) {
+            self.set.dedup(raw);
+            self.kept[bottoms as usize] = raw.len() as u32;
+        }
+    }
+
+    /// Finishes the sets of bottoms whose sources all come before `source`.
+    fn finish_before(&mut self, source: u32) {
+        while let Some(&Reverse((last, bottoms))) = self.pending.peek() {
+            if last as u32 >= source {
+                break;
+            }
+            self.pending.pop();
+            self.finish(bottoms);
+        }
+    }
+
+    /// Finishes a set of bottoms that will gather no more words.
+    fn finish(&mut self, bottoms: u16) {
+        self.kept[bottoms as usize] = 0;
+        let mut words = std::mem::take(&mut self.raw[bottoms as usize]);
+        self.set.dedup(&mut words);
+        if self.only_tops {
+            self.done.boards += words.len();
+        } else {
+            self.done.boards += self.set.boards(bottoms, &words, &mut self.scratch);
+            self.done.sets[bottoms as usize] = words.to_vec();
+            self.done.used.push(bottoms);
+        }
+        self.recycle(words);
+    }
+
     /// Keeps an emptied list for another set of bottoms.
     fn recycle(&mut self, mut words: Vec<Word>) {
         if words.capacity() > 0 && words.capacity() <= COMPACT_AT * 4 && self.spare.len() < 1 << 12
@@ -966,15 +1107,22 @@ impl Making {
         }
     }
 
+    /// The finished depth.
+    fn result(&mut self) -> Level {
+        self.finish_before(u32::MAX);
+        self.done.used.sort_unstable();
+        std::mem::replace(&mut self.done, Level::empty(0, Vec::new()))
+    }
+
     /// Bytes held, roughly.
     fn bytes(&self) -> usize {
         self.raw.len() * (std::mem::size_of::<Vec<Word>>() + 4)
             + self
-                .raw
+                .pending
                 .iter()
-                .chain(&self.spare)
-                .map(|s| s.capacity() * 8)
+                .map(|Reverse((_, b))| self.raw[*b as usize].capacity() * 8)
                 .sum::<usize>()
+            + self.spare.iter().map(|s| s.capacity() * 8).sum::<usize>()
             + self.done.bytes()
     }
 }
@@ -997,10 +1145,7 @@ impl Merges {
     ) -> Result<Solvable, SearchError> {
         let n = self.n;
         let all = self.all();
-        let mut level = Level {
-            sets: vec![Vec::new(); 1 << n],
-            boards: 0,
-        };
+        let mut level = Level::empty(n, Vec::new());
         for bottom in 0..n {
             let words: Vec<Word> = bits(all)
                 .filter(|&top| self.bottoms(all, top) >> bottom & 1 == 1)
@@ -1008,12 +1153,17 @@ impl Merges {
                     (ones(all & !(1 << bottom)) * bottom as u64) | (top as u64) << (4 * bottom)
                 })
                 .collect();
-            level.boards += words.len();
-            level.sets[1 << bottom] = words;
+            if !words.is_empty() {
+                level.boards += words.len();
+                level.sets[1 << bottom] = words;
+                level.used.push(1 << bottom);
+            }
         }
+        level.used.sort_unstable();
         if n == 0 {
             // No cards: already one stack or fewer, as the analysis has it.
             level.sets[0].push(0);
+            level.used.push(0);
             level.boards = 1;
         }
         let last = n.saturating_sub(1);
@@ -1023,13 +1173,17 @@ impl Merges {
         let mut at_depth = Vec::new();
         let mut below: Option<StateSet<u128>> = None;
         let mut splits = SplitCache::new(n);
+        let mut making = Making::new(n);
+        let mut spare_sets = Vec::new();
         let mut at = last;
         loop {
             // Boards are listed only where they are kept.
             if next && (at == keep || at == keep + 1) {
-                let mut keys: Vec<u128> = (0..level.sets.len())
-                    .flat_map(|b| level.sets[b].iter().map(move |&w| (b, w)))
-                    .map(|(b, w)| self.board_key(b as u16, w))
+                let mut keys: Vec<u128> = level
+                    .used
+                    .iter()
+                    .flat_map(|&b| level.sets[b as usize].iter().map(move |&w| (b, w)))
+                    .map(|(b, w)| self.board_key(b, w))
                     .collect();
                 keys.sort_unstable();
                 keys.dedup();
@@ -1054,7 +1208,18 @@ impl Merges {
             // The deep depths meet many stacks of large sets, the shallow
             // ones few new ones.
             let ask_first = at + 4 > n;
-            level = self.split_level(level, only_tops, ask_first, fixed, &mut splits, limits)?;
+            // The lists of the depth before, all emptied, hold the next.
+            making.begin(only_tops, std::mem::take(&mut spare_sets));
+            let made = self.split_level(
+                &mut level,
+                &mut making,
+                only_tops,
+                ask_first,
+                fixed,
+                &mut splits,
+                limits,
+            )?;
+            spare_sets = std::mem::replace(&mut level, made).sets;
             at -= 1;
             if only_tops {
                 counts.push(level.boards as u64);
@@ -1080,23 +1245,22 @@ impl Merges {
     /// becomes a bottom, so a set of bottoms hears only from the sets one
     /// card smaller, the last of them in numeric order being the one
     /// without its lowest card: it is finished when that one is done.
+    #[allow(clippy::too_many_arguments)]
     fn split_level(
         &self,
-        mut level: Level,
+        level: &mut Level,
+        next: &mut Making,
         only_tops: bool,
         ask_first: bool,
         fixed: usize,
         splits: &mut SplitCache,
         limits: &Limits,
     ) -> Result<Level, SearchError> {
-        let n = self.n;
-        let mut next = Making::new(n, only_tops);
         let mut held = level.bytes();
         if ask_first {
             // Large sets are split once for all the stacks this depth asks.
-            for (bottoms, words) in level.sets.iter().enumerate() {
-                let bottoms = bottoms as u16;
-                for &w in words {
+            for &bottoms in &level.used {
+                for &w in &level.sets[bottoms as usize] {
                     for bottom in bits(bottoms & !zero_nibbles(w ^ CARDS)) {
                         let group = (owned_by(w, bottom) & !bottoms | 1 << bottom) & self.all();
                         splits.ask(group, bottom, nibble(w, bottom));
@@ -1106,31 +1270,22 @@ impl Merges {
             splits.split_asked(self);
         }
         let mut until_look = 0usize;
-        for bottoms in 0..(1usize << n) as u32 {
-            let bottoms = bottoms as u16;
+        for &bottoms in &level.used {
+            next.finish_before(bottoms as u32);
             let words = std::mem::take(&mut level.sets[bottoms as usize]);
-            if !words.is_empty() {
-                if until_look == 0 {
-                    limits.check(fixed + held + next.bytes() + splits.bytes())?;
-                    until_look = LOOK_EVERY;
-                }
-                until_look = until_look.saturating_sub(
-                    self.split_words(bottoms, &words, only_tops, splits, &mut next),
-                );
-                held -= words.capacity() * 8;
-                for new in bits(self.all() & !bottoms) {
-                    next.compact(bottoms | 1 << new);
-                }
+            if until_look == 0 {
+                limits.check(fixed + held + next.bytes() + splits.bytes())?;
+                until_look = LOOK_EVERY;
             }
-            if bottoms != 0 {
-                for new in 0..bottoms.trailing_zeros() as usize {
-                    if new < n {
-                        next.finish(bottoms | 1 << new);
-                    }
-                }
+            until_look = until_look
+                .saturating_sub(self.split_words(bottoms, &words, only_tops, splits, next));
+            held -= words.capacity() * 8;
+            for new in bits(self.all() & !bottoms) {
+                next.compact(bottoms | 1 << new);
             }
         }
-        Ok(next.done)
+        level.used.clear();
+        Ok(next.result())
     }
 
     /// Adds to `next` the predecessors of `words`, whose bottoms are
@@ -1154,8 +1309,12 @@ impl Merges {
         // The sets of bottoms these words lead to, by the card that becomes
         // a bottom, held here while the words are split.
         let mut to: [Vec<Word>; MAX_CELLS] = std::array::from_fn(|_| Vec::new());
+        let mut fresh = 0u16;
         for new in bits(self.all() & !bottoms) {
             to[new] = next.take(bottoms | 1 << new);
+            if to[new].is_empty() {
+                fresh |= 1 << new;
+            }
         }
         let mut made = 0;
         let mut last: [(u16, usize, std::ops::Range<usize>); MAX_CELLS] =
@@ -1189,7 +1348,11 @@ impl Merges {
             }
         }
         for new in bits(self.all() & !bottoms) {
-            next.raw[(bottoms | 1 << new) as usize] = std::mem::take(&mut to[new]);
+            next.put(
+                bottoms | 1 << new,
+                std::mem::take(&mut to[new]),
+                fresh >> new & 1 == 1,
+            );
         }
         made
     }
