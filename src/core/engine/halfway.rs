@@ -110,6 +110,10 @@ pub struct Merges {
     /// Set of cards → the cards it can have on top, and at the bottom, as
     /// one stack: a small table that rules out most splits at once.
     ends: Vec<(u16, u16)>,
+    /// Set of cards → the cards that flock with one of them.
+    flock_of: Vec<u16>,
+    /// Set of cards → the cards whose cells share a line with one of theirs.
+    line_of: Vec<u16>,
 }
 
 /// Sets between two looks at the cancel switch.
@@ -149,6 +153,14 @@ impl Merges {
                 s[c] = 1 << c;
             }
         }
+        // The cards any of a set's cards flocks with, or shares a line with.
+        let mut flock_of = vec![0u16; 1 << n];
+        let mut line_of = vec![0u16; 1 << n];
+        for set in 1..1usize << n {
+            let (low, rest) = (set.trailing_zeros() as usize, set & (set - 1));
+            flock_of[set] = flock_of[rest] | flock[low];
+            line_of[set] = line_of[rest] | line[low];
+        }
         Ok(Merges {
             n,
             flock,
@@ -158,6 +170,8 @@ impl Merges {
             layout,
             with_top: vec![Vec::new(); n],
             ends: Vec::new(),
+            flock_of,
+            line_of,
         })
     }
 
@@ -294,8 +308,8 @@ impl Merges {
                     for at in bits64(fits) {
                         let b = &large[64 * j + at];
                         let mut out = self.stacks[(a.set | b.set) as usize];
-                        self.join(a.set, b.set, &mut out);
-                        self.join(b.set, a.set, &mut out);
+                        self.join_parts(a, b, &mut out);
+                        self.join_parts(b, a, &mut out);
                         self.stacks[(a.set | b.set) as usize] = out;
                         made.push(a.set | b.set);
                     }
@@ -352,8 +366,8 @@ impl Merges {
             set,
             tops,
             bottoms,
-            near_tops: bits(tops).fold(0, |m, t| m | self.flock[t]),
-            near_bottoms: bits(bottoms).fold(0, |m, b| m | self.line[b]),
+            near_tops: self.flock_of[tops as usize],
+            near_bottoms: self.line_of[bottoms as usize],
         }
     }
 
@@ -369,12 +383,20 @@ impl Merges {
             }
             // Bottoms of `b` under a top that flocks with t...
             let under = bits(self.flock[t] & b).fold(0, |m, u| m | sb[u]);
-            if under == 0 {
-                continue;
-            }
             // ...in line with a bottom `a`'s stack can have.
-            let reach = bits(from).fold(0, |m, c| m | self.line[c]);
-            out[t] |= under & reach;
+            out[t] |= under & self.line_of[from as usize];
+        }
+    }
+
+    /// [`Merges::join`] for two parts, whose tops are known.
+    #[inline]
+    fn join_parts(&self, a: &Part, b: &Part, out: &mut [u16; MAX_CELLS]) {
+        let sa = &self.stacks[a.set as usize];
+        let sb = &self.stacks[b.set as usize];
+        // Tops of `a` that flock with a top of `b`.
+        for t in bits(a.tops & b.near_tops) {
+            let under = bits(self.flock[t] & b.tops).fold(0, |m, u| m | sb[u]);
+            out[t] |= under & self.line_of[sa[t] as usize];
         }
     }
 
@@ -1376,48 +1398,65 @@ impl Merges {
         let wanted_tops = wanted.iter().fold(0u16, |m, &t| m | t);
         let mut found = std::mem::take(&mut out.found);
         found.clear();
-        // `moved` is the stack that moved last, `stayed` the one it landed
-        // on. With one stack asked for, only the subsets that hold its top
-        // and not its bottom can have moved.
-        let (fixed, rest) = match stacks {
-            [(bottom, top)] => (1u16 << top, set & !(1 << bottom | 1 << top)),
-            _ => (0, set),
-        };
-        let mut sub = rest;
-        loop {
-            let moved = sub | fixed;
+        // `moved` is the stack that moved last (with one of `tops` on top),
+        // `stayed` the one it landed on.
+        let mut split = |moved: u16, tops: u16| {
             let stayed = set & !moved;
-            let moved_tops = self.ends[moved as usize].0 & wanted_tops;
+            let moved_tops = self.ends[moved as usize].0 & tops;
             let (stayed_tops, stayed_bottoms) = self.ends[stayed as usize];
             let bottoms = stayed_bottoms & wanted_bottoms;
-            if moved != 0 && stayed != 0 && moved_tops != 0 && bottoms != 0 {
-                for bottom in bits(bottoms) {
-                    for top in bits(moved_tops & wanted[bottom]) {
-                        let near = self.flock[top] & stayed_tops;
-                        let from = self.bottoms(moved, top) & self.line[bottom];
-                        if near == 0 || from == 0 {
+            if moved == 0 || stayed == 0 || moved_tops == 0 || bottoms == 0 {
+                return;
+            }
+            for bottom in bits(bottoms) {
+                for top in bits(moved_tops & wanted[bottom]) {
+                    let near = self.flock[top] & stayed_tops;
+                    let from = self.bottoms(moved, top) & self.line[bottom];
+                    if near == 0 || from == 0 {
+                        continue;
+                    }
+                    let slot = (rank(bottom) * k + rank(top)) as u16;
+                    for under in bits(near) {
+                        if self.bottoms(stayed, under) >> bottom & 1 == 0 {
                             continue;
                         }
-                        let slot = (rank(bottom) * k + rank(top)) as u16;
-                        for under in bits(near) {
-                            if self.bottoms(stayed, under) >> bottom & 1 == 0 {
-                                continue;
-                            }
-                            for new in bits(from) {
-                                let owners = ones(moved & !(1 << new)) * (bottom ^ new) as u64;
-                                let flip = owners
-                                    | ((bottom ^ top) as u64) << (4 * new)
-                                    | ((top ^ under) as u64) << (4 * bottom);
-                                found.push((slot, new as u8, flip));
-                            }
+                        for new in bits(from) {
+                            let owners = ones(moved & !(1 << new)) * (bottom ^ new) as u64;
+                            let flip = owners
+                                | ((bottom ^ top) as u64) << (4 * new)
+                                | ((top ^ under) as u64) << (4 * bottom);
+                            found.push((slot, new as u8, flip));
                         }
                     }
                 }
             }
-            if sub == 0 {
-                break;
+        };
+        // With one stack asked for, only the subsets that hold its top and
+        // not its bottom can have moved.
+        let (fixed, rest) = match stacks {
+            [(bottom, top)] => (1u16 << top, set & !(1 << bottom | 1 << top)),
+            _ => (0, set),
+        };
+        let listed: usize = bits(wanted_tops).map(|t| self.with_top[t].len()).sum();
+        if listed < 1 << rest.count_ones() {
+            // Fewer sets can have these tops than `set` has subsets (the
+            // puzzles E5 favours): those inside `set` are the candidates.
+            for top in bits(wanted_tops) {
+                for &moved in &self.with_top[top] {
+                    if moved & !(rest | fixed) == 0 && moved & fixed == fixed {
+                        split(moved, 1 << top);
+                    }
+                }
             }
-            sub = (sub - 1) & rest;
+        } else {
+            let mut sub = rest;
+            loop {
+                split(sub | fixed, wanted_tops);
+                if sub == 0 {
+                    break;
+                }
+                sub = (sub - 1) & rest;
+            }
         }
         let base = out.base[set as usize] as usize;
         for &(bottom, top) in stacks {
