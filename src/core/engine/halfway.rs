@@ -653,13 +653,22 @@ impl PairWalk<'_> {
         let mut holders = std::mem::take(&mut self.holders[pairs]);
         holders.clear();
         holders.resize(chunks, ([0; MAX_CELLS], [0; MAX_CELLS + 1]));
+        let mut upto = [0usize; MAX_CELLS + 1];
         for (i, &entry) in family[..fits].iter().enumerate() {
-            let (held, sized) = &mut holders[i / 64];
+            let held = &mut holders[i / 64].0;
             for card in bits(entry as u16) {
                 held[card] |= 1 << (i % 64);
             }
-            for mask in &mut sized[(entry >> 16) as usize..] {
-                *mask |= 1 << (i % 64);
+            upto[(entry >> 16) as usize] += 1;
+        }
+        // The family is sorted by size, so those of k cards or fewer come
+        // first.
+        for k in 0..=room {
+            if k > 0 {
+                upto[k] += upto[k - 1];
+            }
+            for (j, (_, sized)) in holders.iter_mut().enumerate() {
+                sized[k] = PartChunk::upto(upto[k], j);
             }
         }
         let mut out = std::mem::take(&mut self.families[pairs + 1]);
