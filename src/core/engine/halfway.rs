@@ -34,7 +34,7 @@ use crate::engine::board::{Board, KeyHasher, Layout, MoveList, bits, connected};
 use crate::engine::limits::{Limits, SearchError};
 use crate::engine::state::{MAX_CELLS, State};
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashSet};
+use std::collections::{BinaryHeap, HashMap, HashSet};
 use std::hash::BuildHasherDefault;
 
 /// The exact counts at the halfway depth of a puzzle.
@@ -110,6 +110,8 @@ pub struct Merges {
     /// Set of cards → the cards it can have on top, and at the bottom, as
     /// one stack: a small table that rules out most splits at once.
     ends: Vec<(u16, u16)>,
+    /// The sets that can become one stack.
+    parts: Vec<u16>,
     /// Set of cards → the cards that flock with one of them.
     flock_of: Vec<u16>,
     /// Set of cards → the cards whose cells share a line with one of theirs.
@@ -170,6 +172,7 @@ impl Merges {
             layout,
             with_top: vec![Vec::new(); n],
             ends: Vec::new(),
+            parts: Vec::new(),
             flock_of,
             line_of,
         })
@@ -264,6 +267,7 @@ impl Merges {
                 self.with_top[t].push(part.set);
             }
             self.ends[part.set as usize] = (part.tops, part.bottoms);
+            self.parts.push(part.set);
         }
         Ok(())
     }
@@ -833,6 +837,10 @@ struct SplitCache {
     found: Vec<(u16, u8, Word)>,
     /// Stacks of large sets asked for by the depth about to be split.
     asked: Vec<(u16, u8, u8)>,
+    /// Large set → where its halves are listed in `halved` (see
+    /// [`Merges::halves_of`]).
+    halves: HashMap<u16, (u32, u32), BuildHasherDefault<KeyHasher>>,
+    halved: Vec<u16>,
 }
 
 /// An empty entry of the split cache.
@@ -852,6 +860,8 @@ impl SplitCache {
             news: Vec::new(),
             found: Vec::new(),
             asked: Vec::new(),
+            halves: HashMap::default(),
+            halved: Vec::new(),
         }
     }
 
@@ -927,7 +937,11 @@ impl SplitCache {
 
     /// Bytes the cache takes, roughly.
     fn bytes(&self) -> usize {
-        self.base.len() * 4 + self.slots.capacity() * 8 + self.flips.capacity() * 9
+        self.base.len() * 4
+            + self.slots.capacity() * 8
+            + self.flips.capacity() * 9
+            + self.halves.capacity() * 12
+            + self.halved.capacity() * 2
     }
 }
 
@@ -1388,6 +1402,33 @@ impl Merges {
         made
     }
 
+    /// Adds to `out` the parts of `set` that can become one stack while the
+    /// rest of it can too (each split once per part that moved), from the
+    /// sets that can merge when they are fewer than the subsets.
+    fn halves_of(&self, set: u16, out: &mut Vec<u16>) {
+        let whole = |part: u16| {
+            part != set
+                && self.ends[part as usize].0 != 0
+                && self.ends[(set & !part) as usize].1 != 0
+        };
+        if self.parts.len() < 1 << set.count_ones() {
+            out.extend(
+                self.parts
+                    .iter()
+                    .copied()
+                    .filter(|&p| p & !set == 0 && whole(p)),
+            );
+        } else {
+            let mut sub = set;
+            while sub != 0 {
+                if whole(sub) {
+                    out.push(sub);
+                }
+                sub = (sub - 1) & set;
+            }
+        }
+    }
+
     /// The ways the `stacks` (bottom, top) of the cards `set` can have been
     /// made by their last move, filled into their slots in `out`: each as
     /// the bits it flips in a word and the card that becomes a bottom. The
@@ -1446,18 +1487,7 @@ impl Merges {
             [(bottom, top)] => (1u16 << top, set & !(1 << bottom | 1 << top)),
             _ => (0, set),
         };
-        let listed: usize = bits(wanted_tops).map(|t| self.with_top[t].len()).sum();
-        if listed < 1 << rest.count_ones() {
-            // Fewer sets can have these tops than `set` has subsets (the
-            // puzzles E5 favours): those inside `set` are the candidates.
-            for top in bits(wanted_tops) {
-                for &moved in &self.with_top[top] {
-                    if moved & !(rest | fixed) == 0 && moved & fixed == fixed {
-                        split(moved, 1 << top);
-                    }
-                }
-            }
-        } else {
+        if k < LARGE {
             let mut sub = rest;
             loop {
                 split(sub | fixed, wanted_tops);
@@ -1465,6 +1495,19 @@ impl Merges {
                     break;
                 }
                 sub = (sub - 1) & rest;
+            }
+        } else {
+            // A large set's splits into two parts that can each become one
+            // stack are listed once and read by each of its stacks.
+            let (start, len) = *out.halves.entry(set).or_insert_with(|| {
+                let start = out.halved.len() as u32;
+                self.halves_of(set, &mut out.halved);
+                (start, out.halved.len() as u32 - start)
+            });
+            for &moved in &out.halved[start as usize..(start + len) as usize] {
+                if moved & !(rest | fixed) == 0 && moved & fixed == fixed {
+                    split(moved, wanted_tops);
+                }
             }
         }
         let base = out.base[set as usize] as usize;
