@@ -69,7 +69,7 @@ recomputed from the puzzle by the fast exact counts) against the median
 seconds per puzzle (one core each: keep --workers at or below the cores).
 
 Example: boaf bench search -n 16 --setting steps=50,halfway=confirm \\
-  --setting steps=400 --setting steps=400,screen=0";
+  --setting steps=1000 --setting steps=1000,screen=0";
 
 /// Arguments of `boaf bench search`.
 #[derive(Args)]
@@ -83,7 +83,7 @@ pub struct BenchSearchArgs {
     /// A setting to measure, as key=value,... (repeatable; see below)
     #[arg(long = "setting", value_name = "SETTING", default_values_t = [
         "steps=50,halfway=confirm".to_string(),
-        "steps=400".to_string(),
+        "steps=1000".to_string(),
     ])]
     settings: Vec<String>,
     /// Batch seed
@@ -674,7 +674,7 @@ mod tests {
             ..SearchParams::for_cards(16)
         };
         assert_eq!(parse_setting(16, "").unwrap(), defaults);
-        assert_eq!(defaults.iterations, 400);
+        assert_eq!(defaults.iterations, 1000);
         assert_eq!(defaults.screen, DEFAULT_SCREEN);
         assert_eq!(defaults.warmup, DEFAULT_WARMUP);
         let p = parse_setting(

@@ -61,12 +61,13 @@ pub fn paper_iterations(n: usize) -> usize {
 }
 
 /// boaf's step budget for n cards: the paper's up to 12 cards, where an
-/// exact step costs milliseconds, and 400 above (the paper's 50 was set by
-/// a slow energy; `boaf bench search` measured the trade, see the README).
+/// exact step costs milliseconds, and 1000 above (the paper's 50 was set by
+/// a slow energy; `boaf bench search` measured the trade: a batch of four
+/// 16-card puzzles in about a minute on 2 cores, see the README).
 pub fn default_iterations(n: usize) -> usize {
     match n {
         0..=12 => paper_iterations(n),
-        _ => 400,
+        _ => 1000,
     }
 }
 
@@ -136,9 +137,9 @@ fn default_confirm() -> usize {
 pub const DEFAULT_SCREEN: f64 = 4.0;
 
 /// The default [`SearchParams::warmup`] from 15 cards, where an exact step
-/// on a random puzzle costs more than an estimate (`boaf bench estimate`:
-/// medians 0.34 s and 2.1 s at 15 and 16 cards, against 0.05 s; at 14
-/// cards 0.05 s against 0.02 s).
+/// on a random puzzle costs more than an estimate (`boaf bench estimate`,
+/// 2026-11-25: medians 0.09 s and 0.51 s at 15 and 16 cards, against 0.02
+/// s; at 14 cards 0.016 s against 0.011 s).
 pub const DEFAULT_WARMUP: f64 = 1e-3;
 
 /// How the search gets the halfway ratio and the midgame tension.
