@@ -187,6 +187,47 @@ fn halfway_prints_each_ratio_with_its_numerator_and_denominator() {
 }
 
 #[test]
+fn halfway_reports_a_puzzle_over_the_memory_cap_and_goes_on() {
+    // Four cards of one suit in a row: any stack can move onto any other,
+    // so two moves deep there are 3·2·2 = 12 states of two pairs and
+    // 4·3·2 = 24 of a stack of three beside a card, all solvable. Deal 1's
+    // table of 2^16 sets alone is 2 MiB, over a cap of 1 MiB.
+    let out = boaf(
+        &[
+            "halfway",
+            "--memory-cap",
+            "1M",
+            "--deal",
+            "1",
+            "AS2S3S4S------------------------",
+        ],
+        "",
+    );
+    assert_eq!(out.status.code(), Some(1), "a capped puzzle fails the run");
+    assert!(
+        text(&out.stdout)
+            .starts_with("AS2S3S4S------------------------  halfway ratio 1 = 36 / 36 (depth 2)"),
+        "{}",
+        text(&out.stdout)
+    );
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("deal 1: the search needs more than the memory cap of 1 MiB"),
+        "{err}"
+    );
+    assert!(err.contains("1 puzzle met the memory cap"), "{err}");
+    assert!(err.contains("--memory-cap SIZE"), "{err}");
+    // A single analysis says the same.
+    let out = boaf(&["analyze", "--deal", "1", "--memory-cap", "1M"], "");
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("memory cap of 1 MiB\n  give it more with --memory-cap"),
+        "{err}"
+    );
+}
+
+#[test]
 fn deals_lists_unsolvable_numbers_then_a_summary() {
     let out = boaf(&["deals", "0..400", "--threads", "2"], "");
     assert!(out.status.success());

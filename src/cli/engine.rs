@@ -6,7 +6,7 @@ use boaf_core::agents::difficulty::{Plays, add_difficulty};
 use boaf_core::engine::analysis::{AnalysisOptions, Depth, DepthCount, Progress};
 use boaf_core::engine::deal::{deal, deal_on};
 use boaf_core::engine::features::{Features, features};
-use boaf_core::engine::limits::{ANALYSIS_CAP, Limits};
+use boaf_core::engine::limits::{ANALYSIS_CAP, Limits, SearchError};
 use boaf_core::engine::notation::{parse_state, to_compact, to_grid};
 use boaf_core::engine::solver::{Solver, Verdict};
 use boaf_core::engine::state::{Grid, Move, State};
@@ -481,7 +481,7 @@ pub fn halfway(args: HalfwayArgs) -> Result<ExitCode> {
     let limits = Limits::with_cap(args.memory_cap.0);
     let pb = bar(puzzles.len() as u64, "puzzles");
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    let mut bad = 0;
+    let (mut bad, mut capped) = (0, 0);
     for (source, parsed) in &puzzles {
         pb.inc(1);
         let state = match parsed {
@@ -493,7 +493,16 @@ pub fn halfway(args: HalfwayArgs) -> Result<ExitCode> {
             }
         };
         let started = Instant::now();
-        let h = boaf_core::engine::halfway::halfway(state, args.tension, &limits)?;
+        let h = match boaf_core::engine::halfway::halfway(state, args.tension, &limits) {
+            Ok(h) => h,
+            // One puzzle too large for the cap does not end the batch.
+            Err(e @ SearchError::MemoryCap { .. }) => {
+                capped += 1;
+                pb.suspend(|| eprintln!("{source}: {e}"));
+                continue;
+            }
+            Err(e) => return Err(e.into()),
+        };
         let report = HalfwayReport {
             state: to_compact(state),
             depth: h.depth,
@@ -529,9 +538,19 @@ pub fn halfway(args: HalfwayArgs) -> Result<ExitCode> {
     }
     if bad > 0 {
         eprintln!("boaf: {} could not be read", format::plural(bad, "state"));
-        return Ok(ExitCode::FAILURE);
     }
-    Ok(ExitCode::SUCCESS)
+    if capped > 0 {
+        eprintln!(
+            "boaf: {} met the memory cap\n{}",
+            format::plural(capped, "puzzle"),
+            super::CAP_HINT
+        );
+    }
+    Ok(if bad + capped > 0 {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 /// Reads one state per line of a file ('-' for standard input), each with

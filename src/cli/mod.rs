@@ -15,6 +15,8 @@ mod study;
 mod tune;
 
 use anyhow::Result;
+use boaf_core::engine::limits::SearchError;
+use boaf_core::generator::search::GenError;
 use clap::{Parser, Subcommand};
 use input::STATE_HELP;
 use std::process::ExitCode;
@@ -100,7 +102,12 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
     let Some(command) = cli.command else {
         return Ok(open_app());
     };
-    match command {
+    // Commands with `--memory-cap` say how to give a search more room.
+    let takes_cap = matches!(
+        command,
+        Command::Analyze(_) | Command::Halfway(_) | Command::Generate(_) | Command::Bench(_)
+    );
+    let ran = match command {
         Command::App => Ok(open_app()),
         Command::Solve(args) => engine::solve(args),
         Command::Deals(args) => engine::deals(args),
@@ -114,13 +121,47 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Command::Agents(args) => agents::agents(args),
         Command::Tune(args) => tune::tune_weights(args),
         Command::Bench(cmd) => bench::bench(cmd),
-    }
+    };
+    ran.map_err(|e| {
+        if takes_cap && over_cap(&e) {
+            anyhow::anyhow!("{e:#}\n{CAP_HINT}")
+        } else {
+            e
+        }
+    })
+}
+
+/// What to do about a search that met the memory cap.
+pub const CAP_HINT: &str =
+    "  give it more with --memory-cap SIZE (e.g. --memory-cap 8G) if the machine has the memory";
+
+/// Whether an error is a search that met the memory cap.
+fn over_cap(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        matches!(
+            c.downcast_ref::<SearchError>(),
+            Some(SearchError::MemoryCap { .. })
+        ) || matches!(
+            c.downcast_ref::<GenError>(),
+            Some(GenError::Search(SearchError::MemoryCap { .. }))
+        )
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use clap::CommandFactory;
+
+    #[test]
+    fn a_search_over_the_cap_is_told_apart() {
+        let capped = anyhow::Error::new(SearchError::MemoryCap { cap: 1 << 30 });
+        assert!(over_cap(&capped.context("deal 6")));
+        let gen_capped = anyhow::Error::new(GenError::Search(SearchError::MemoryCap { cap: 1 }));
+        assert!(over_cap(&gen_capped));
+        assert!(!over_cap(&anyhow::Error::new(SearchError::Cancelled)));
+        assert!(!over_cap(&anyhow::anyhow!("memory cap")));
+    }
 
     #[test]
     fn command_line_definition_is_consistent() {

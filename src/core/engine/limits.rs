@@ -28,11 +28,26 @@ pub enum SearchError {
     #[error("cancelled")]
     Cancelled,
     /// The tables would have grown past the memory cap.
-    #[error("the search needs more than the memory cap of {cap} bytes")]
+    #[error("the search needs more than the memory cap of {}", size_text(*cap))]
     MemoryCap {
         /// The cap, in bytes.
         cap: usize,
     },
+}
+
+/// A size in bytes as people read it: `4 GiB`, `512 MiB`, or bytes when it
+/// is not a whole number of KiB.
+pub fn size_text(bytes: usize) -> String {
+    for (unit, size) in [("GiB", GIB), ("MiB", 1 << 20), ("KiB", 1 << 10)] {
+        if bytes >= size && bytes.is_multiple_of(size) {
+            return format!("{} {unit}", bytes / size);
+        }
+    }
+    if bytes >= GIB {
+        // Not whole: one decimal is enough to compare with a cap.
+        return format!("{:.1} GiB ({bytes} bytes)", bytes as f64 / GIB as f64);
+    }
+    format!("{bytes} bytes")
 }
 
 /// A switch that stops long work from another thread. Clones share one
@@ -148,5 +163,18 @@ mod tests {
         assert_eq!(bound.memory_cap, SOLVE_CAP);
         outside.cancel();
         assert_eq!(bound.check_cancel(), Err(SearchError::Cancelled));
+    }
+
+    #[test]
+    fn the_memory_cap_reads_as_a_size() {
+        assert_eq!(size_text(4 << 30), "4 GiB");
+        assert_eq!(size_text(512 << 20), "512 MiB");
+        assert_eq!(size_text(3 << 10), "3 KiB");
+        assert_eq!(size_text(100), "100 bytes");
+        assert_eq!(size_text((3 << 30) + 1), "3.0 GiB (3221225473 bytes)");
+        assert_eq!(
+            SearchError::MemoryCap { cap: 6 << 30 }.to_string(),
+            "the search needs more than the memory cap of 6 GiB"
+        );
     }
 }
