@@ -685,17 +685,25 @@ impl PairWalk<'_> {
                 let sets = &self.pairs.sets[pair];
                 let taken = used | 1 << bottom | 1 << top;
                 // The pair's sets clear of the cards already taken.
-                avail.clear();
                 let most = self.pairs.within[pair][room - fewest] as usize;
-                avail.extend(sets[..most].iter().filter(|&&x| x as u16 & taken == 0));
-                if avail.is_empty() {
+                // Branch-free: whether a set is clear is a coin toss to the
+                // branch predictor.
+                if avail.len() < most {
+                    avail.resize(most, 0);
+                }
+                let mut kept = 0;
+                for &x in &sets[..most] {
+                    avail[kept] = x;
+                    kept += (x as u16 & taken == 0) as usize;
+                }
+                if kept == 0 {
                     continue;
                 }
                 out.clear();
                 // With one set for the pair, every union is new.
-                let single = avail.len() == 1;
+                let single = kept == 1;
                 let mut deepest = 0u64;
-                for &more in &avail {
+                for &more in &avail[..kept] {
                     let x = more as u16;
                     // Entries of `most` cards fill the room: their unions
                     // are states at the last depth, counted, not visited.
