@@ -953,6 +953,44 @@ impl SplitCache {
     }
 }
 
+thread_local! {
+    /// Lists of words by set of bottoms, all empty, left by the walks done
+    /// on this thread: making 2^16 of them writes megabytes, which a search
+    /// would pay three times at every step.
+    static SPARE_LISTS: std::cell::RefCell<Vec<Vec<Vec<Word>>>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Lists kept for reuse at most, per thread.
+const SPARE_LIST_SETS: usize = 4;
+
+/// One empty list per set of bottoms of `n` cards.
+fn empty_lists(n: usize) -> Vec<Vec<Word>> {
+    SPARE_LISTS
+        .with_borrow_mut(|spare| {
+            let at = spare.iter().position(|lists| lists.len() == 1 << n)?;
+            Some(spare.swap_remove(at))
+        })
+        .unwrap_or_else(|| vec![Vec::new(); 1 << n])
+}
+
+/// Keeps `lists` for another walk once the sets `used` are emptied (the
+/// others must be empty, with nothing allocated).
+fn recycle_lists(mut lists: Vec<Vec<Word>>, used: &[u16]) {
+    if lists.len() < 1 << 8 {
+        return;
+    }
+    for &bottoms in used {
+        lists[bottoms as usize] = Vec::new();
+    }
+    debug_assert!(lists.iter().all(|words| words.capacity() == 0));
+    SPARE_LISTS.with_borrow_mut(|spare| {
+        if spare.len() < SPARE_LIST_SETS {
+            spare.push(lists);
+        }
+    });
+}
+
 /// One depth of the walk back: the distinct words of each set of bottoms
 /// (indexed by the set), and how many boards they make.
 struct Level {
@@ -967,7 +1005,7 @@ impl Level {
     /// empty; made if there are none).
     fn empty(n: usize, mut sets: Vec<Vec<Word>>) -> Level {
         if sets.len() != 1 << n {
-            sets = vec![Vec::new(); 1 << n];
+            sets = empty_lists(n);
         }
         Level {
             sets,
@@ -1065,7 +1103,7 @@ const COMPACT_AT: usize = 1 << 12;
 impl Making {
     fn new(n: usize) -> Making {
         Making {
-            raw: vec![Vec::new(); 1 << n],
+            raw: empty_lists(n),
             kept: vec![0; 1 << n],
             pending: BinaryHeap::new(),
             set: WordSet::default(),
@@ -1083,6 +1121,7 @@ impl Making {
         let n = self.raw.len().trailing_zeros() as usize;
         self.only_tops = only_tops;
         self.done = if only_tops {
+            recycle_lists(sets, &[]);
             Level::empty(0, Vec::new())
         } else {
             Level::empty(n, sets)
@@ -1280,6 +1319,10 @@ impl Merges {
                 break;
             }
         }
+        // Every list is empty now but those of the last depth's words.
+        recycle_lists(std::mem::take(&mut making.raw), &[]);
+        recycle_lists(spare_sets, &[]);
+        recycle_lists(level.sets, &level.used);
         counts.reverse();
         Ok(Solvable {
             counts,
@@ -1638,6 +1681,30 @@ mod tests {
             assert!(bits(set).all(|c| nibble(w, c) == 7));
             assert_eq!(owned_by(w, 7), set);
         }
+    }
+
+    #[test]
+    fn walks_after_walks_reuse_their_lists_and_agree() {
+        // Deal 1's 37 461 solvable states at depth 8 come from the slow
+        // search (the perft tests); the E5 puzzle has 2 of them.
+        let limits = Limits::default();
+        let solvable = |state: &State| {
+            let merges = Merges::new(state, &limits).unwrap();
+            let depth = merges.cards() / 2;
+            let walk = merges.walk_back(depth, depth, false, &limits, |_| ());
+            walk.unwrap().count(depth).unwrap()
+        };
+        let e5 = parse_state("9D3H2HKC6S4DJC7SAC3C9SQC4H7DADKH", None).unwrap();
+        let four = parse_state("AS2S3S4S------------------------", None).unwrap();
+        assert_eq!(solvable(&deal(1)), 37461);
+        // Its three sets of lists: the first depth's, the next depth's
+        // being made, and the one it is made into.
+        let kept = SPARE_LISTS.with_borrow(|spare| spare.len());
+        assert_eq!(kept, 3, "the walk left its lists");
+        assert_eq!(solvable(&four), 36);
+        assert_eq!(solvable(&e5), 2);
+        assert_eq!(solvable(&deal(1)), 37461);
+        assert_eq!(SPARE_LISTS.with_borrow(|spare| spare.len()), kept);
     }
 
     #[test]
