@@ -4,6 +4,7 @@
 
 use anyhow::{Context, Result, bail};
 use boaf_core::engine::deal::deal_on;
+use boaf_core::engine::limits::whole_units;
 use boaf_core::engine::notation::{ParseError, parse_grid, parse_state};
 use boaf_core::engine::state::{Grid, State};
 use clap::Args;
@@ -42,12 +43,10 @@ pub struct Bytes(pub usize);
 
 impl std::fmt::Display for Bytes {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        for (unit, size) in [("G", 1usize << 30), ("M", 1 << 20), ("K", 1 << 10)] {
-            if self.0 >= size && self.0.is_multiple_of(size) {
-                return write!(f, "{}{unit}", self.0 / size);
-            }
+        match whole_units(self.0) {
+            Some((count, unit)) => write!(f, "{count}{unit}"),
+            None => write!(f, "{}", self.0),
         }
-        write!(f, "{}", self.0)
     }
 }
 

@@ -35,19 +35,27 @@ pub enum SearchError {
     },
 }
 
+/// A size as a whole number of the largest unit that divides it: `(4, 'G')`
+/// for 4 GiB, `(512, 'M')`, `(3, 'K')`; `None` below 1 KiB or when no unit
+/// divides it.
+pub fn whole_units(bytes: usize) -> Option<(usize, char)> {
+    [('G', GIB), ('M', 1 << 20), ('K', 1 << 10)]
+        .into_iter()
+        .find(|&(_, size)| bytes >= size && bytes.is_multiple_of(size))
+        .map(|(unit, size)| (bytes / size, unit))
+}
+
 /// A size in bytes as people read it: `4 GiB`, `512 MiB`, or bytes when it
 /// is not a whole number of KiB.
 pub fn size_text(bytes: usize) -> String {
-    for (unit, size) in [("GiB", GIB), ("MiB", 1 << 20), ("KiB", 1 << 10)] {
-        if bytes >= size && bytes.is_multiple_of(size) {
-            return format!("{} {unit}", bytes / size);
-        }
-    }
-    if bytes >= GIB {
+    match whole_units(bytes) {
+        Some((count, unit)) => format!("{count} {unit}iB"),
         // Not whole: one decimal is enough to compare with a cap.
-        return format!("{:.1} GiB ({bytes} bytes)", bytes as f64 / GIB as f64);
+        None if bytes >= GIB => {
+            format!("{:.1} GiB ({bytes} bytes)", bytes as f64 / GIB as f64)
+        }
+        None => format!("{bytes} bytes"),
     }
-    format!("{bytes} bytes")
 }
 
 /// A switch that stops long work from another thread. Clones share one
