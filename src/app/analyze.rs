@@ -5,11 +5,12 @@
 
 use super::BoafApp;
 use boaf_core::agents::difficulty::{
-    BEYOND_LADDER, GRADE_GAMES, GRADE_WINS, LADDER, PLAYOUTS, Plays, add_difficulty,
+    BEYOND_LADDER, GRADE_GAMES, GRADE_WINS, LADDER, PLAYOUTS, add_difficulty,
 };
 use boaf_core::engine::analysis::{
     Analysis, AnalysisOptions, Depth, DepthCount, Progress, ProgressHook, analyze,
 };
+use boaf_core::engine::feature::{Feature, FeatureSet};
 use boaf_core::engine::features::Features;
 use boaf_core::engine::limits::{ANALYSIS_CAP, Cancel, Limits};
 use boaf_core::engine::state::State;
@@ -115,9 +116,14 @@ impl AnalyzePanel {
         let (tx, rx) = bounded(1);
         let ctx = ctx.clone();
         std::thread::spawn(move || {
-            let res = add_difficulty(&mut features, &state, Plays::ALL, &Limits::default())
-                .map(|()| features)
-                .map_err(|e| e.to_string());
+            let res = add_difficulty(
+                &mut features,
+                &state,
+                FeatureSet::DIFFICULTY,
+                &Limits::default(),
+            )
+            .map(|()| features)
+            .map_err(|e| e.to_string());
             let _ = tx.send(res);
             ctx.request_repaint();
         });
@@ -476,9 +482,9 @@ fn bar_label(bar: &Bar, _: &BarChart) -> String {
 
 fn feature_grid(ui: &mut egui::Ui, f: &Features) {
     egui::Grid::new("features").striped(true).show(ui, |ui| {
-        for name in Features::NAMES {
-            ui.label(name);
-            ui.monospace(format::feature(name, f.value(name)));
+        for feature in Feature::ALL {
+            ui.label(feature.column()).on_hover_text(feature.explain());
+            ui.monospace(f.show(feature));
             ui.end_row();
         }
     });

@@ -16,12 +16,12 @@
 
 use super::energies::EnergiesPanel;
 use super::{BoafApp, Tab};
-use boaf_core::engine::features::Features;
+use boaf_core::engine::feature::Feature;
 use boaf_core::engine::limits::WORKER_CAP;
 use boaf_core::folder::Folder;
 use boaf_core::format;
 use boaf_core::generator::batch::{Batch, Event, Order};
-use boaf_core::generator::pipeline::{Candidate, Job};
+use boaf_core::generator::pipeline::{Candidate, Job, SortKey};
 use boaf_core::generator::search::{HalfwayMode, MAX_ITERATIONS, SearchParams, default_iterations};
 use boaf_core::generator::store::PuzzleStore;
 use boaf_core::study::ratings::read_ratings;
@@ -54,8 +54,8 @@ pub(super) struct GeneratePanel {
     difficulty: bool,
     /// The generation under way.
     batch: Option<Batch>,
-    /// `arrival`, `energy` or a feature name.
-    sort: String,
+    /// The sort key (`None`: by arrival).
+    sort: Option<SortKey>,
     descending: bool,
     /// One past the highest batch seed stored, by cards and energy name.
     next_seeds: HashMap<(usize, String), u64>,
@@ -65,15 +65,15 @@ pub(super) struct GeneratePanel {
     only_unrated: bool,
 }
 
-/// Main features shown as queue columns: (feature, heading).
-const COLUMNS: [(&str, &str); 7] = [
-    ("halfway_ratio", "halfway"),
-    ("depth1_ratio", "depth 1"),
-    ("dominant_suit_ratio", "dom. suit"),
-    ("rank_clusters", "clusters"),
-    ("avg_flockability", "flock."),
-    ("midgame_tension", "tension"),
-    ("mcts_budget", "MCTS"),
+/// Main features shown as queue columns, headed by their labels.
+const COLUMNS: [Feature; 7] = [
+    Feature::HalfwayRatio,
+    Feature::Depth1Ratio,
+    Feature::DominantSuitRatio,
+    Feature::RankClusters,
+    Feature::AvgFlockability,
+    Feature::MidgameTension,
+    Feature::MctsBudget,
 ];
 
 /// The puzzles rated in the folder's ratings file (none when it is missing
@@ -105,7 +105,7 @@ impl GeneratePanel {
             halfway_mode: HalfwayMode::for_cards(8),
             difficulty: true,
             batch: None,
-            sort: "arrival".into(),
+            sort: None,
             descending: false,
             next_seeds: HashMap::new(),
             rated: HashSet::new(),
@@ -207,9 +207,9 @@ impl GeneratePanel {
     /// Every candidate, in the queue's sort order (the filter aside).
     pub(super) fn sorted(&self, queue: &[Candidate]) -> Vec<usize> {
         let mut order: Vec<usize> = (0..queue.len()).collect();
-        if self.sort != "arrival" {
+        if let Some(key) = self.sort {
             order.sort_by(|&a, &b| {
-                Candidate::compare_by(&queue[a], &queue[b], &self.sort, self.descending)
+                Candidate::compare_by(&queue[a], &queue[b], key, self.descending)
             });
         } else if self.descending {
             order.reverse();
@@ -459,12 +459,13 @@ impl BoafApp {
             let l = ui.label("sorted by");
             let g = &mut self.generate;
             egui::ComboBox::from_id_salt("sort")
-                .selected_text(&g.sort)
+                .selected_text(g.sort.map_or("arrival".to_string(), |k| k.to_string()))
                 .show_ui(ui, |ui| {
-                    ui.selectable_value(&mut g.sort, "arrival".into(), "arrival");
-                    ui.selectable_value(&mut g.sort, "energy".into(), "energy");
-                    for f in Features::NAMES {
-                        ui.selectable_value(&mut g.sort, f.to_string(), f);
+                    ui.selectable_value(&mut g.sort, None, "arrival");
+                    ui.selectable_value(&mut g.sort, Some(SortKey::Energy), "energy");
+                    for f in Feature::ALL {
+                        ui.selectable_value(&mut g.sort, Some(SortKey::Feature(f)), f.column())
+                            .on_hover_text(f.explain());
                     }
                 })
                 .response
@@ -509,8 +510,8 @@ impl BoafApp {
                 ui.strong("n");
                 ui.strong("energy");
                 ui.strong("value");
-                for (_, heading) in COLUMNS {
-                    ui.strong(heading);
+                for f in COLUMNS {
+                    ui.strong(f.label()).on_hover_text(f.explain());
                 }
                 ui.end_row();
                 for &i in &order {
@@ -538,8 +539,8 @@ impl BoafApp {
                                 .on_hover_text(note);
                         }
                     });
-                    for (f, _) in COLUMNS {
-                        ui.label(format::feature(f, c.features.value(f)));
+                    for f in COLUMNS {
+                        ui.label(c.features.show(f));
                     }
                     ui.end_row();
                 }

@@ -3,7 +3,7 @@
 //! line, and "Use as energy".
 
 use super::BoafApp;
-use boaf_core::engine::features::Features;
+use boaf_core::engine::feature::Feature;
 use boaf_core::folder::Folder;
 use boaf_core::format;
 use boaf_core::generator::energy::EnergyBook;
@@ -37,9 +37,9 @@ impl RegressPanel {
         RegressPanel {
             example: !own,
             table: None,
-            chosen: DEFAULT_FEATURES.iter().map(|s| s.to_string()).collect(),
+            chosen: DEFAULT_FEATURES.map(|f| f.column().to_string()).to_vec(),
             fit: None,
-            scatter: "halfway_ratio".into(),
+            scatter: Feature::HalfwayRatio.column().into(),
             energy_name: "fitted".into(),
             stale: true,
         }
@@ -141,9 +141,17 @@ impl BoafApp {
         ui.horizontal_wrapped(|ui| {
             ui.label("Features:");
             let mut changed = false;
-            for f in Features::NAMES.iter().filter(|f| table.column(f).is_some()) {
+            for feature in Feature::ALL
+                .into_iter()
+                .filter(|f| table.column(f.column()).is_some())
+            {
+                let f = feature.column();
                 let mut on = r.chosen.iter().any(|c| c == f);
-                if ui.checkbox(&mut on, *f).changed() {
+                if ui
+                    .checkbox(&mut on, f)
+                    .on_hover_text(feature.explain())
+                    .changed()
+                {
                     changed = true;
                     if on {
                         r.chosen.push(f.to_string());
@@ -154,8 +162,7 @@ impl BoafApp {
             }
             if changed {
                 // Keep the table in the features' usual order.
-                r.chosen
-                    .sort_by_key(|c| Features::NAMES.iter().position(|n| n == c));
+                r.chosen.sort_by_key(|c| Feature::from_column(c));
                 r.refit();
             }
         });
@@ -396,8 +403,12 @@ fn scatter_ui(ui: &mut egui::Ui, table: &RatingsTable, fit: &Fit, feature: &mut 
         egui::ComboBox::from_id_salt("scatter-feature")
             .selected_text(feature.as_str())
             .show_ui(ui, |ui| {
-                for f in Features::NAMES.iter().filter(|f| table.column(f).is_some()) {
-                    ui.selectable_value(feature, f.to_string(), *f);
+                for f in Feature::ALL
+                    .into_iter()
+                    .filter(|f| table.column(f.column()).is_some())
+                {
+                    ui.selectable_value(feature, f.column().to_string(), f.column())
+                        .on_hover_text(f.explain());
                 }
             })
             .response

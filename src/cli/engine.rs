@@ -2,9 +2,10 @@
 
 use super::input::{Bytes, StateInput, all_cores, bar, explain, median, range_arg, read_state};
 use anyhow::{Context, Result};
-use boaf_core::agents::difficulty::{Plays, add_difficulty};
+use boaf_core::agents::difficulty::add_difficulty;
 use boaf_core::engine::analysis::{AnalysisOptions, Depth, DepthCount, Progress};
 use boaf_core::engine::deal::{deal, deal_on};
+use boaf_core::engine::feature::{Feature, FeatureSet};
 use boaf_core::engine::features::{Features, features};
 use boaf_core::engine::limits::{ANALYSIS_CAP, Limits, SearchError};
 use boaf_core::engine::notation::{parse_state, to_compact, to_grid};
@@ -313,7 +314,7 @@ pub fn analyze(args: AnalyzeArgs) -> Result<ExitCode> {
     let (mut features, analysis) = features(&state, &opts)?;
     if args.difficulty {
         pb.set_message("agents playing");
-        add_difficulty(&mut features, &state, Plays::ALL, &opts.limits)?;
+        add_difficulty(&mut features, &state, FeatureSet::DIFFICULTY, &opts.limits)?;
     }
     pb.finish_and_clear();
     let seconds = started.elapsed().as_secs_f64();
@@ -384,13 +385,16 @@ fn print_analysis(
         number(f.halfway_ratio)
     );
     println!("midgame tension: {}\n\nfeatures", number(f.midgame_tension));
-    for name in Features::NAMES.iter() {
-        let value = match f.value(name) {
-            None if Features::DIFFICULTY.contains(name) && !played => "(--difficulty)".to_string(),
-            Some(v) if *name == "mcts_budget" => format::feature(name, Some(v)),
+    for feature in Feature::ALL {
+        let value = match f.get(feature) {
+            None if FeatureSet::DIFFICULTY.contains(feature) && !played => {
+                "(--difficulty)".to_string()
+            }
+            // A budget beyond the ladder reads as such, not as its stand-in.
+            Some(v) if feature == Feature::MctsBudget => feature.show(Some(v)),
             v => number(v),
         };
-        println!("  {name:<20} {value}");
+        println!("  {:<20} {value}", feature.column());
     }
 }
 

@@ -3,14 +3,14 @@
 
 use super::input::{Bytes, all_cores, grid_arg};
 use anyhow::{Context, Result, anyhow, bail};
-use boaf_core::engine::features::Need;
+use boaf_core::engine::feature::Part;
 use boaf_core::engine::limits::WORKER_CAP;
 use boaf_core::engine::state::Grid;
 use boaf_core::folder::{Folder, LoadedEnergies};
 use boaf_core::format;
 use boaf_core::generator::batch::{Batch, Event, Order};
 use boaf_core::generator::energy::{Chain, EnergyBook, holds, parse_condition};
-use boaf_core::generator::pipeline::{Candidate, Job, shard};
+use boaf_core::generator::pipeline::{Candidate, Job, SortKey, shard};
 use boaf_core::generator::search::{HalfwayMode, SearchParams, default_iterations};
 use boaf_core::generator::store::{PuzzleStore, read_store};
 use clap::Args;
@@ -125,8 +125,8 @@ pub struct PuzzlesArgs {
     #[arg(long)]
     energy: Option<String>,
     /// Sort by "energy" or a feature name (ascending)
-    #[arg(long)]
-    sort: Option<String>,
+    #[arg(long, value_name = "KEY")]
+    sort: Option<SortKey>,
     /// Print the candidates as JSON lines instead of a table
     #[arg(long)]
     json: bool,
@@ -356,23 +356,16 @@ pub fn puzzles(args: PuzzlesArgs) -> Result<ExitCode> {
         })?),
         None => None,
     };
-    if let Some(key) = &args.sort
-        && !Candidate::is_key(key)
-    {
-        bail!(
-            "cannot sort by '{key}': use energy or a feature ({})",
-            boaf_core::engine::features::Features::NAMES.join(", ")
-        );
-    }
+
     list.retain(|c| {
         args.energy
             .as_ref()
             .is_none_or(|e| c.energy_name.eq_ignore_ascii_case(e) || c.energy_id == *e)
             && filter
                 .as_ref()
-                .is_none_or(|f| holds(f, |name| c.features.value(name)))
+                .is_none_or(|f| holds(f, |feature| c.features.get(feature)))
     });
-    if let Some(key) = &args.sort {
+    if let Some(key) = args.sort {
         list.sort_by(|a, b| Candidate::compare_by(a, b, key, false));
     }
     // A fitted energy's prediction outside its rated range is an
@@ -425,10 +418,10 @@ pub fn energies(args: EnergiesArgs) -> Result<ExitCode> {
     let loaded = load_energies(&args.energies)?;
     let mut out = std::io::stdout().lock();
     for e in loaded.book.energies() {
-        let need = match e.need() {
-            Need::Cards => "cards only".to_string(),
-            Need::Shallow(d) => format!("solvability to depth {d}"),
-            Need::Halfway => "halfway analysis".to_string(),
+        let need = match e.reads().deepest_search() {
+            Part::Cards | Part::Solver | Part::Agents => "cards only".to_string(),
+            Part::Shallow(d) => format!("solvability to depth {d}"),
+            Part::Halfway => "halfway analysis".to_string(),
         };
         writeln!(out, "{}  ({need})", e.id())?;
         if !e.about.is_empty() {

@@ -31,7 +31,7 @@ pub struct RegressArgs {
     /// The ratings CSV file (as the app writes it)
     file: PathBuf,
     /// Comma-separated features to fit on
-    #[arg(long, short, default_values_t = DEFAULT_FEATURES.map(String::from), value_delimiter = ',')]
+    #[arg(long, short, default_values_t = DEFAULT_FEATURES.map(|f| f.column().to_string()), value_delimiter = ',')]
     features: Vec<String>,
     /// Print the fit as JSON
     #[arg(long)]

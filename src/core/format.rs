@@ -22,19 +22,6 @@ pub fn number(v: Option<f64>) -> String {
     decimals(v, 4)
 }
 
-/// A feature's value as people read it: as [`number`], except an MCTS
-/// budget beyond the ladder, which reads `> 10000` rather than its
-/// stand-in value.
-pub fn feature(name: &str, v: Option<f64>) -> String {
-    use crate::agents::difficulty::{BEYOND_LADDER, LADDER};
-    match v {
-        Some(b) if name == "mcts_budget" && b == BEYOND_LADDER as f64 => {
-            format!("> {}", LADDER[LADDER.len() - 1])
-        }
-        _ => number(v),
-    }
-}
-
 /// As [`number`], with `digits` decimals for numbers that are neither whole
 /// nor tiny.
 pub fn decimals(v: Option<f64>, digits: usize) -> String {
@@ -77,18 +64,6 @@ pub fn p_value(p: Option<f64>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_budget_beyond_the_ladder_reads_as_such() {
-        use crate::agents::difficulty::BEYOND_LADDER;
-        assert_eq!(
-            feature("mcts_budget", Some(BEYOND_LADDER as f64)),
-            "> 10000"
-        );
-        assert_eq!(feature("mcts_budget", Some(500.0)), "500");
-        assert_eq!(feature("mcts_budget", None), number(None));
-        assert_eq!(feature("halfway_ratio", Some(0.25)), "0.2500");
-    }
 
     #[test]
     fn plurals_read_as_english() {

@@ -9,7 +9,8 @@ use boaf_core::Grid;
 use boaf_core::engine::analysis::AnalysisOptions;
 use boaf_core::engine::deal::deal;
 use boaf_core::engine::deal::deal_on;
-use boaf_core::engine::features::{Features, Need, features, features_for};
+use boaf_core::engine::feature::FeatureSet;
+use boaf_core::engine::features::{Features, features, features_for};
 use boaf_core::engine::state::State;
 use boaf_core::format;
 use common::*;
@@ -127,7 +128,7 @@ fn a_long_analysis_shows_its_progress_and_can_be_cancelled() {
     // 16 cards: seconds to minutes of analysis, with millions of states in
     // the middle layers; the first layers are reported within moments.
     let state = deal(1);
-    let features = features_for(&state, Need::Cards, &AnalysisOptions::default()).unwrap();
+    let features = features_for(&state, FeatureSet::EMPTY, &AnalysisOptions::default()).unwrap();
     let mut h = analyze_candidate(&root, &state, features, vec![0.5, 0.25]);
     wait_for_label_contains(&mut h, "Counting states: depth ");
     let shown = h.get_by_label_contains("Counting states: depth ");

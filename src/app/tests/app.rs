@@ -185,7 +185,7 @@ fn the_regression_panel_matches_the_normal_equations_on_the_example_ratings() {
     for row in 0..3 {
         let value = |f: &str| table.number(row, f);
         let raw: Vec<f64> = features.iter().map(|f| value(f).unwrap()).collect();
-        let energy = book.energies()[0].eval_with(true, value);
+        let energy = book.energies()[0].eval_with(true, |f| value(f.column()));
         assert!((energy + fit.predict(&raw)).abs() < 1e-6, "row {row}");
     }
     // Unticking all but one feature refits.
@@ -481,7 +481,7 @@ fn use_as_energy_twice_adds_one_energy_and_names_it_the_second_time() {
     assert_eq!(range.len(), fit.coefs.len());
     for ((r, c), (lo, hi)) in range.iter().zip(&fit.coefs).zip(&fit.ranges) {
         assert_eq!(
-            (r.feature.as_str(), r.min, r.max),
+            (r.feature.column(), r.min, r.max),
             (c.name.as_str(), *lo, *hi)
         );
     }
@@ -517,7 +517,8 @@ fn the_coefficient_chart_names_every_feature() {
     // Tick every feature the ratings have but the two that are the same in
     // every example rating (8 cards, all solvable): thirteen bars, the
     // agents' three included.
-    let names: Vec<String> = boaf_core::engine::features::Features::NAMES
+    let names: Vec<String> = boaf_core::engine::feature::Feature::ALL
+        .map(|f| f.column())
         .iter()
         .filter(|f| !["n", "solvable"].contains(f))
         .filter(|f| h.query_by_role_and_label(egui::Role::CheckBox, f).is_some())

@@ -6,7 +6,8 @@ mod common;
 
 use boaf_app::{BoafApp, Tab, cell_label};
 use boaf_core::engine::analysis::AnalysisOptions;
-use boaf_core::engine::features::{Need, features_for};
+use boaf_core::engine::feature::FeatureSet;
+use boaf_core::engine::features::features_for;
 use boaf_core::engine::notation::parse_state;
 use boaf_core::engine::solver::{Verdict, solve};
 use boaf_core::engine::state::{Move, State};
@@ -191,7 +192,7 @@ fn a_puzzle_left_to_the_replay_is_saved_as_not_solved() {
 fn folder_with_a_16_card_candidate(root: &TempDir) -> State {
     let deal = parse_state("TH5HKSTC6SACTS6C6HQD4SJDJS3C5D3S", None).unwrap();
     // The card features are enough: the board is all this test looks at.
-    let f = features_for(&deal, Need::Cards, &AnalysisOptions::default()).unwrap();
+    let f = features_for(&deal, FeatureSet::EMPTY, &AnalysisOptions::default()).unwrap();
     store(root, &candidate(&deal, f, Vec::new()));
     deal
 }

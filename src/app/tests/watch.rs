@@ -5,10 +5,11 @@
 mod common;
 
 use boaf_app::{BoafApp, Tab};
-use boaf_core::agents::difficulty::{Plays, add_difficulty};
+use boaf_core::agents::difficulty::add_difficulty;
 use boaf_core::engine::analysis::AnalysisOptions;
 use boaf_core::engine::deal::deal;
-use boaf_core::engine::features::{Need, features_for};
+use boaf_core::engine::feature::FeatureSet;
+use boaf_core::engine::features::features_for;
 use boaf_core::engine::limits::Limits;
 use boaf_core::engine::notation::parse_state;
 use boaf_core::engine::state::State;
@@ -20,7 +21,7 @@ use std::time::Duration;
 /// A folder holding `state` as a candidate without difficulty features,
 /// and the app over it with the candidate open on `tab`.
 fn open(root: &TempDir, state: &State, tab: Tab) -> Harness<'static, BoafApp> {
-    let f = features_for(state, Need::Cards, &AnalysisOptions::default()).unwrap();
+    let f = features_for(state, FeatureSet::EMPTY, &AnalysisOptions::default()).unwrap();
     assert_eq!(f.greedy_wins, None);
     store(root, &candidate(state, f, Vec::new()));
     let mut h = harness(root);
@@ -97,8 +98,8 @@ fn the_agents_play_a_candidate_for_its_difficulty_when_asked() {
             .is_some_and(|c| c.features.greedy_wins.is_some())
     });
     // The same figures as the core computes on its own.
-    let mut want = features_for(&d, Need::Cards, &AnalysisOptions::default()).unwrap();
-    add_difficulty(&mut want, &d, Plays::ALL, &Limits::default()).unwrap();
+    let mut want = features_for(&d, FeatureSet::EMPTY, &AnalysisOptions::default()).unwrap();
+    add_difficulty(&mut want, &d, FeatureSet::DIFFICULTY, &Limits::default()).unwrap();
     let got = &h.state().current().unwrap().features;
     assert_eq!(got.playout_win_rate, want.playout_win_rate);
     assert_eq!(got.greedy_wins, want.greedy_wins);

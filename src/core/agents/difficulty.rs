@@ -6,6 +6,7 @@
 //! always gets the same value, whoever asks and whatever thread computes it.
 
 use super::{Greedy, Mcts, Position, Rng, Weights, play, random_playout};
+use crate::engine::feature::{Feature, FeatureSet};
 use crate::engine::features::Features;
 use crate::engine::limits::{Limits, SearchError};
 use crate::engine::notation::to_compact;
@@ -15,66 +16,14 @@ use rand::SeedableRng;
 /// Random playouts behind `playout_win_rate`.
 pub const PLAYOUTS: u32 = 10_000;
 
-/// The MCTS budgets `mcts_budget` tries, in iterations per move.
-pub const LADDER: [u32; 13] = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000];
-
-/// `mcts_budget` of a solvable puzzle that no budget of the ladder passes:
-/// twice the top rung, so that the grade stays a number a regression reads.
-pub const BEYOND_LADDER: u32 = 20_000;
+// The ladder is part of `mcts_budget`'s definition, which the feature owns.
+pub use crate::engine::feature::{BEYOND_LADDER, LADDER};
 
 /// Seeded games MCTS plays at each budget of the ladder.
 pub const GRADE_GAMES: u32 = 5;
 
 /// Wins among [`GRADE_GAMES`] that pass a budget.
 pub const GRADE_WINS: u32 = 4;
-
-/// Which difficulty features to compute.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
-pub struct Plays {
-    /// `playout_win_rate`.
-    pub playouts: bool,
-    /// `greedy_wins`.
-    pub greedy: bool,
-    /// `mcts_budget`.
-    pub mcts: bool,
-}
-
-impl Plays {
-    /// All three.
-    pub const ALL: Plays = Plays {
-        playouts: true,
-        greedy: true,
-        mcts: true,
-    };
-
-    /// The difficulty features among `names`.
-    pub fn of<'n>(names: impl IntoIterator<Item = &'n str>) -> Plays {
-        let mut plays = Plays::default();
-        for name in names {
-            match name {
-                "playout_win_rate" => plays.playouts = true,
-                "greedy_wins" => plays.greedy = true,
-                "mcts_budget" => plays.mcts = true,
-                _ => {}
-            }
-        }
-        plays
-    }
-
-    /// Whether any is wanted.
-    pub fn any(self) -> bool {
-        self.playouts || self.greedy || self.mcts
-    }
-
-    /// These and `other`'s.
-    pub fn or(self, other: Plays) -> Plays {
-        Plays {
-            playouts: self.playouts || other.playouts,
-            greedy: self.greedy || other.greedy,
-            mcts: self.mcts || other.mcts,
-        }
-    }
-}
 
 /// The seed a puzzle's plays start from: FNV-1a of its compact notation,
 /// with the grid, so that the same puzzle always plays the same games.
@@ -148,16 +97,16 @@ pub fn mcts_budget(
     Ok(Some(BEYOND_LADDER))
 }
 
-/// Fills in the difficulty features `plays` names (`features.solvable` must
+/// Fills in the difficulty features of `plays` (`features.solvable` must
 /// be known); the others are left as they are.
 pub fn add_difficulty(
     features: &mut Features,
     state: &State,
-    plays: Plays,
+    plays: FeatureSet,
     limits: &Limits,
 ) -> Result<(), SearchError> {
     let solvable = features.solvable;
-    if plays.playouts {
+    if plays.contains(Feature::PlayoutWinRate) {
         // An unsolvable puzzle has no winning line: no need to play.
         features.playout_win_rate = Some(if solvable {
             playout_win_rate(state, PLAYOUTS)
@@ -165,10 +114,10 @@ pub fn add_difficulty(
             0.0
         });
     }
-    if plays.greedy {
+    if plays.contains(Feature::GreedyWins) {
         features.greedy_wins = Some(solvable && greedy_wins(state));
     }
-    if plays.mcts {
+    if plays.contains(Feature::MctsBudget) {
         features.mcts_budget = Some(mcts_budget(state, solvable, limits)?).flatten();
     }
     Ok(())
@@ -180,7 +129,7 @@ mod tests {
     use crate::Grid;
     use crate::engine::analysis::AnalysisOptions;
     use crate::engine::deal::deal;
-    use crate::engine::features::{Need, features_for};
+    use crate::engine::features::features_for;
     use crate::engine::notation::parse_state;
     use crate::engine::solver::solve;
 
@@ -220,11 +169,11 @@ mod tests {
     #[test]
     fn a_puzzle_always_gets_the_same_difficulty() {
         let s = deal(5);
-        let mut a = features_for(&s, Need::Cards, &AnalysisOptions::default()).unwrap();
+        let mut a = features_for(&s, FeatureSet::EMPTY, &AnalysisOptions::default()).unwrap();
         let mut b = a.clone();
         let limits = Limits::default();
-        add_difficulty(&mut a, &s, Plays::ALL, &limits).unwrap();
-        add_difficulty(&mut b, &s, Plays::ALL, &limits).unwrap();
+        add_difficulty(&mut a, &s, FeatureSet::DIFFICULTY, &limits).unwrap();
+        add_difficulty(&mut b, &s, FeatureSet::DIFFICULTY, &limits).unwrap();
         assert_eq!(a, b);
         let rate = a.playout_win_rate.unwrap();
         assert!((0.0..=1.0).contains(&rate));
@@ -238,13 +187,13 @@ mod tests {
     #[test]
     fn an_unsolvable_puzzle_has_no_budget_and_loses_every_play() {
         let s = deal(10);
-        let mut f = features_for(&s, Need::Cards, &AnalysisOptions::default()).unwrap();
+        let mut f = features_for(&s, FeatureSet::EMPTY, &AnalysisOptions::default()).unwrap();
         assert!(!f.solvable);
-        add_difficulty(&mut f, &s, Plays::ALL, &Limits::default()).unwrap();
+        add_difficulty(&mut f, &s, FeatureSet::DIFFICULTY, &Limits::default()).unwrap();
         assert_eq!(f.playout_win_rate, Some(0.0));
         assert_eq!(f.greedy_wins, Some(false));
         assert_eq!(f.mcts_budget, None);
-        assert_eq!(f.value("mcts_budget"), None);
+        assert_eq!(f.get(Feature::MctsBudget), None);
     }
 
     #[test]

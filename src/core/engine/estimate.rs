@@ -429,7 +429,7 @@ pub fn spearman(x: &[f64], y: &[f64]) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::features::shallow_counts;
+    use crate::engine::shallow::shallow_counts;
     use crate::engine::state::Move;
 
     fn mv(from: u8, to: u8) -> Move {

@@ -7,13 +7,13 @@
 //! also gives every other depth.
 
 use crate::engine::analysis::{Analysis, AnalysisOptions, Depth, Progress, analyze, ratio};
-use crate::engine::board::{Layout, MoveList, bits};
+use crate::engine::board::{Layout, bits};
+use crate::engine::feature::{Feature, FeatureSet};
 use crate::engine::halfway::{Merges, Solvable};
-use crate::engine::limits::{Limits, SearchError};
-use crate::engine::solver::{Solver, classify};
+use crate::engine::limits::SearchError;
+use crate::engine::shallow::shallow_counts;
 use crate::engine::state::State;
 use serde::{Deserialize, Serialize};
-use std::collections::HashSet;
 
 /// Every feature of a puzzle.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -117,29 +117,6 @@ pub fn card_features(state: &State) -> CardFeatures {
 }
 
 impl Features {
-    /// The names of the features [`Features::value`] knows.
-    pub const NAMES: [&'static str; 15] = [
-        "n",
-        "solvable",
-        "suit_diversity",
-        "rank_diversity",
-        "dominant_suit_ratio",
-        "rank_clusters",
-        "avg_flockability",
-        "depth1_ratio",
-        "depth2_ratio",
-        "depth3_ratio",
-        "halfway_ratio",
-        "midgame_tension",
-        "playout_win_rate",
-        "greedy_wins",
-        "mcts_budget",
-    ];
-
-    /// The features agents compute by playing (see
-    /// [`crate::agents::difficulty`]): only when asked for.
-    pub const DIFFICULTY: [&'static str; 3] = ["playout_win_rate", "greedy_wins", "mcts_budget"];
-
     /// Combines the card features with an analysis that reaches [`Depth::Features`].
     pub fn from_parts(cards: CardFeatures, analysis: &Analysis) -> Features {
         Features::assemble(
@@ -179,115 +156,51 @@ impl Features {
         }
     }
 
-    /// A feature's value by name (`midgame_tension` too); `None` for an unknown
-    /// name or a feature that does not exist for this puzzle.
-    pub fn value(&self, name: &str) -> Option<f64> {
-        Some(match name {
-            "n" => self.n as f64,
-            "solvable" => self.solvable as u8 as f64,
-            "suit_diversity" => self.suit_diversity as f64,
-            "rank_diversity" => self.rank_diversity as f64,
-            "dominant_suit_ratio" => self.dominant_suit_ratio,
-            "rank_clusters" => self.rank_clusters as f64,
-            "avg_flockability" => self.avg_flockability,
-            "depth1_ratio" => self.depth1_ratio?,
-            "depth2_ratio" => self.depth2_ratio?,
-            "depth3_ratio" => self.depth3_ratio?,
-            "halfway_ratio" => self.halfway_ratio?,
-            "midgame_tension" => self.midgame_tension?,
-            "playout_win_rate" => self.playout_win_rate?,
-            "greedy_wins" => self.greedy_wins? as u8 as f64,
-            "mcts_budget" => self.mcts_budget? as f64,
-            _ => return None,
+    /// A feature's value; `None` for a feature this puzzle does not have
+    /// (or that was not computed).
+    pub fn get(&self, feature: Feature) -> Option<f64> {
+        Some(match feature {
+            Feature::N => self.n as f64,
+            Feature::Solvable => self.solvable as u8 as f64,
+            Feature::SuitDiversity => self.suit_diversity as f64,
+            Feature::RankDiversity => self.rank_diversity as f64,
+            Feature::DominantSuitRatio => self.dominant_suit_ratio,
+            Feature::RankClusters => self.rank_clusters as f64,
+            Feature::AvgFlockability => self.avg_flockability,
+            Feature::Depth1Ratio => self.depth1_ratio?,
+            Feature::Depth2Ratio => self.depth2_ratio?,
+            Feature::Depth3Ratio => self.depth3_ratio?,
+            Feature::HalfwayRatio => self.halfway_ratio?,
+            Feature::MidgameTension => self.midgame_tension?,
+            Feature::PlayoutWinRate => self.playout_win_rate?,
+            Feature::GreedyWins => self.greedy_wins? as u8 as f64,
+            Feature::MctsBudget => self.mcts_budget? as f64,
         })
     }
-}
 
-/// The search needed to know a feature, cheapest first.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Need {
-    /// Only the cards (suits, ranks, clusters, flockability, n) and
-    /// solvability; the difficulty features need no more (the agents play
-    /// from the deal).
-    Cards,
-    /// The solvability ratios down to this depth (1, 2 or 3).
-    Shallow(usize),
-    /// The exact state space down to the halfway depth.
-    Halfway,
-}
-
-impl Need {
-    /// What computing the feature `name` costs (`Cards` for an unknown name).
-    pub fn of(name: &str) -> Need {
-        match name {
-            "depth1_ratio" => Need::Shallow(1),
-            "depth2_ratio" => Need::Shallow(2),
-            "depth3_ratio" => Need::Shallow(3),
-            "halfway_ratio" | "midgame_tension" => Need::Halfway,
-            _ => Need::Cards,
-        }
+    /// A feature's value as people read it (see [`Feature::show`]).
+    pub fn show(&self, feature: Feature) -> String {
+        feature.show(self.get(feature))
     }
 }
 
-/// Distinct and solvable states at each depth 0..=`depth`: breadth-first
-/// layers, each state settled by one solver that keeps what it learns. Exact,
-/// and much cheaper than [`analyze`] when the depth is small and the puzzle
-/// large (the analysis settles a layer through every layer below it).
-pub fn shallow_counts(
-    state: &State,
-    depth: usize,
-    limits: &Limits,
-) -> Result<Vec<(u64, u64)>, SearchError> {
-    let (lay, root) = Layout::new(state);
-    let mut solver = Solver::new(limits.clone());
-    let mut layer = vec![root];
-    let mut out = Vec::with_capacity(depth + 1);
-    let mut list = MoveList::default();
-    for d in 0..=depth.min(root.stacks().saturating_sub(1) as usize) {
-        let mut solvable = 0;
-        for b in &layer {
-            if classify(&lay, b).is_none() && solver.is_solvable(&lay, *b)? {
-                solvable += 1;
-            }
-        }
-        out.push((layer.len() as u64, solvable));
-        if d == depth {
-            break;
-        }
-        let mut seen = HashSet::new();
-        let mut next = Vec::new();
-        for b in &layer {
-            b.moves(&lay, &mut list);
-            for &mv in list.as_slice() {
-                let child = b.apply(mv);
-                if seen.insert(child.pack()) {
-                    next.push(child);
-                }
-            }
-        }
-        limits.check_cancel()?;
-        layer = next;
-    }
-    Ok(out)
-}
-
-/// The features that `need` covers: the card features and solvability
-/// always, the depth-1..d ratios for `Shallow(d)`, everything for `Halfway`.
-/// The others are `None`. This is what the generator computes while it
-/// searches, so that an energy pays only for the features it reads.
+/// The features of `wanted` that the engine computes, and those that cost
+/// no more: the card features and solvability always, the depth-1..d ratios
+/// when `wanted` reads the depth-d ratio, everything when it reads the
+/// halfway depth. The others are `None`, the difficulty features always
+/// (the agents play for them: [`crate::agents::difficulty`]). This is what
+/// the generator computes while it searches, so that an energy pays only for
+/// the features it reads.
 pub fn features_for(
     state: &State,
-    need: Need,
+    wanted: FeatureSet,
     opts: &AnalysisOptions,
 ) -> Result<Features, SearchError> {
-    if need == Need::Halfway {
+    if wanted.reads_halfway() {
         return halfway_features(state, opts);
     }
     let cards = card_features(state);
-    let depth = match need {
-        Need::Shallow(d) => d.min(3),
-        _ => 0,
-    };
+    let depth = wanted.deepest_ratio();
     let counts = shallow_counts(state, depth, &opts.limits)?;
     let shallow = |d: usize| {
         (d <= depth)
@@ -311,25 +224,7 @@ pub fn features_for(
 /// limits and the progress hook of `opts` matter; its steps are each depth
 /// of the walk back, then the count.
 pub fn halfway_features(state: &State, opts: &AnalysisOptions) -> Result<Features, SearchError> {
-    HalfwayParts::new(state, Wanted::ALL, opts)?.finish(opts)
-}
-
-/// Which features besides the halfway ratio [`HalfwayParts`] computes; the
-/// others are `None`.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub struct Wanted {
-    /// The depth-d ratios for d = 1..=`shallow` (0 for none; at most 3).
-    pub shallow: usize,
-    /// The midgame tension.
-    pub tension: bool,
-}
-
-impl Wanted {
-    /// Every feature.
-    pub const ALL: Wanted = Wanted {
-        shallow: 3,
-        tension: true,
-    };
+    HalfwayParts::new(state, FeatureSet::ALL, opts)?.finish(opts)
 }
 
 /// The fast exact features in two parts. The first is every feature but
@@ -340,8 +235,8 @@ pub struct HalfwayParts {
     cards: CardFeatures,
     merges: Merges,
     walk: Solvable,
-    /// Distinct states at depths 0..=`Wanted::shallow` (fewer for small
-    /// puzzles).
+    /// Distinct states at depths 0 to the deepest depth-d ratio wanted
+    /// (fewer for small puzzles).
     shallow: Vec<u64>,
     tension: Option<f64>,
     /// Progress steps told so far, and in all.
@@ -355,7 +250,7 @@ impl HalfwayParts {
     /// back.
     pub fn new(
         state: &State,
-        wanted: Wanted,
+        wanted: FeatureSet,
         opts: &AnalysisOptions,
     ) -> Result<HalfwayParts, SearchError> {
         let limits = &opts.limits;
@@ -364,23 +259,21 @@ impl HalfwayParts {
         let stacks = merges.cards();
         let half = stacks / 2;
         // Depth 1 is the shallowest ratio a feature reads.
-        let lowest = if wanted.shallow > 0 {
-            1.min(half)
-        } else {
-            half
-        };
+        let shallow = wanted.deepest_ratio();
+        let tension = wanted.contains(Feature::MidgameTension);
+        let lowest = if shallow > 0 { 1.min(half) } else { half };
         let steps = stacks.saturating_sub(1) - lowest + 1 + 1;
         let mut told = 0;
-        let walk = merges.walk_back(lowest, half, wanted.tension, limits, |states| {
+        let walk = merges.walk_back(lowest, half, tension, limits, |states| {
             told += 1;
             tell(opts, told, steps, states);
         })?;
-        let shallow = if wanted.shallow > 0 {
-            merges.count_states(wanted.shallow.min(3), limits)?
+        let shallow = if shallow > 0 {
+            merges.count_states(shallow, limits)?
         } else {
             Vec::new()
         };
-        let tension = if wanted.tension {
+        let tension = if tension {
             merges.tension(&walk, limits)?
         } else {
             None

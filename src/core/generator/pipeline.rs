@@ -8,8 +8,9 @@
 //! worker makes which, and a batch can be split into shards that simply
 //! concatenate.
 
-use crate::agents::difficulty::{Plays, add_difficulty};
+use crate::agents::difficulty::add_difficulty;
 use crate::engine::analysis::AnalysisOptions;
+use crate::engine::feature::{Feature, FeatureSet};
 use crate::engine::features::{Features, halfway_features};
 use crate::engine::limits::{Cancel, Limits, SearchError};
 use crate::engine::notation::{ParseError, ParseErrorKind, parse_state, to_compact};
@@ -82,12 +83,11 @@ pub struct Candidate {
 }
 
 impl Candidate {
-    /// The value a sort key names: `energy`, or a feature's name.
-    pub fn value(&self, key: &str) -> Option<f64> {
-        if key == "energy" {
-            Some(self.energy)
-        } else {
-            self.features.value(key)
+    /// The value a sort key names: the energy, or a feature.
+    pub fn value(&self, key: SortKey) -> Option<f64> {
+        match key {
+            SortKey::Energy => Some(self.energy),
+            SortKey::Feature(f) => self.features.get(f),
         }
     }
 
@@ -101,20 +101,52 @@ impl Candidate {
         parse_state(&self.puzzle, Some(grid))
     }
 
-    /// Whether `key` names something [`Candidate::value`] knows.
-    pub fn is_key(key: &str) -> bool {
-        key == "energy" || Features::NAMES.contains(&key)
-    }
-
     /// The order of two candidates by a key (see [`Candidate::value`]),
     /// ascending or descending; those without the value come last either way.
-    pub fn compare_by(a: &Candidate, b: &Candidate, key: &str, descending: bool) -> Ordering {
+    pub fn compare_by(a: &Candidate, b: &Candidate, key: SortKey, descending: bool) -> Ordering {
         match (a.value(key), b.value(key)) {
             (Some(x), Some(y)) if descending => y.total_cmp(&x),
             (Some(x), Some(y)) => x.total_cmp(&y),
             (Some(_), None) => Ordering::Less,
             (None, Some(_)) => Ordering::Greater,
             (None, None) => Ordering::Equal,
+        }
+    }
+}
+
+/// What candidates are sorted by: their energy, or a feature.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum SortKey {
+    /// The energy of the energy that made each candidate.
+    Energy,
+    /// A feature.
+    Feature(Feature),
+}
+
+impl std::str::FromStr for SortKey {
+    type Err = String;
+
+    /// `energy` or a feature's column name.
+    fn from_str(s: &str) -> Result<SortKey, String> {
+        match s {
+            "energy" => Ok(SortKey::Energy),
+            _ => Feature::from_column(s)
+                .map(SortKey::Feature)
+                .ok_or_else(|| {
+                    format!(
+                        "cannot sort by '{s}': use energy or a feature ({})",
+                        Feature::columns()
+                    )
+                }),
+        }
+    }
+}
+
+impl std::fmt::Display for SortKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SortKey::Energy => f.write_str("energy"),
+            SortKey::Feature(feature) => write!(f, "{feature}"),
         }
     }
 }
@@ -227,9 +259,9 @@ pub fn make_candidate_told(
         }
     };
     let plays = if job.params.difficulty {
-        Plays::ALL
+        FeatureSet::DIFFICULTY
     } else {
-        job.energy.reads().plays
+        job.energy.reads().plays()
     };
     add_difficulty(&mut features, &found.best, plays, &limits)?;
     Ok(Candidate {

@@ -23,10 +23,11 @@ use crate::agents::difficulty::add_difficulty;
 use crate::engine::analysis::{AnalysisOptions, Depth, Progress, ProgressHook};
 use crate::engine::card::Card;
 use crate::engine::estimate::{EstimateOptions, estimate_halfway};
-use crate::engine::features::{Features, HalfwayParts, Need, Wanted, features_for};
+use crate::engine::feature::{Feature, FeatureSet};
+use crate::engine::features::{Features, HalfwayParts, features_for};
 use crate::engine::limits::{Limits, SearchError};
 use crate::engine::state::{Grid, MAX_CELLS, State};
-use crate::generator::energy::{Energy, Reads};
+use crate::generator::energy::Energy;
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
 use serde::{Deserialize, Serialize};
@@ -426,7 +427,7 @@ pub type LayerHook = Arc<dyn Fn(StepReport) + Send + Sync>;
 pub struct Scorer<'a> {
     energy: &'a Energy,
     /// What the energy reads, which is all that is computed.
-    reads: Reads,
+    reads: FeatureSet,
     /// How the halfway features are known when the energy reads them.
     mode: HalfwayMode,
     /// [`SearchParams::screen`] where it applies, else 0.
@@ -472,7 +473,7 @@ impl<'a> Scorer<'a> {
             screen: 0.0,
             estimate: EstimateOptions {
                 samples,
-                tension: reads.tension,
+                tension: reads.contains(Feature::MidgameTension),
                 ..EstimateOptions::default()
             },
             opts: AnalysisOptions {
@@ -489,8 +490,8 @@ impl<'a> Scorer<'a> {
     /// [`SearchParams::screen`]) when its mode and energy allow.
     pub fn screening(self, screen: f64) -> Scorer<'a> {
         let applies = self.mode == HalfwayMode::Exact
-            && self.reads.halfway_features
-            && self.energy.rises_with("halfway_ratio");
+            && self.reads.reads_halfway()
+            && self.energy.rises_with(Feature::HalfwayRatio);
         Scorer {
             screen: if applies { screen } else { 0.0 },
             ..self
@@ -499,7 +500,7 @@ impl<'a> Scorer<'a> {
 
     /// Whether the energy reads the halfway ratio or the midgame tension.
     pub fn reads_halfway(&self) -> bool {
-        self.reads.halfway_features
+        self.reads.reads_halfway()
     }
 
     /// The features the energy needs of a puzzle (the halfway ones estimated
@@ -515,7 +516,7 @@ impl<'a> Scorer<'a> {
         exact: bool,
         progress: Option<ProgressHook>,
     ) -> Result<Features, SearchError> {
-        let estimating = self.reads.halfway_features && !exact && self.mode != HalfwayMode::Exact;
+        let estimating = self.reads.reads_halfway() && !exact && self.mode != HalfwayMode::Exact;
         self.features_how(puzzle, estimating, progress)
     }
 
@@ -527,21 +528,18 @@ impl<'a> Scorer<'a> {
         estimating: bool,
         progress: Option<ProgressHook>,
     ) -> Result<Features, SearchError> {
-        if self.reads.halfway_features && !estimating {
+        if self.reads.reads_halfway() && !estimating {
             let opts = AnalysisOptions {
                 progress,
                 ..self.opts.clone()
             };
-            let mut f = features_for(puzzle, Need::Halfway, &opts)?;
+            let mut f = features_for(puzzle, self.reads, &opts)?;
             self.play(&mut f, puzzle)?;
             return Ok(f);
         }
-        let need = if self.reads.ratio_depth > 0 {
-            Need::Shallow(self.reads.ratio_depth)
-        } else {
-            Need::Cards
-        };
-        let mut f = features_for(puzzle, need, &self.opts)?;
+        // The halfway features, if read, are estimated below.
+        let cheap = self.reads.difference(FeatureSet::HALFWAY_DEPTH);
+        let mut f = features_for(puzzle, cheap, &self.opts)?;
         self.play(&mut f, puzzle)?;
         if estimating && f.solvable {
             // An inconclusive estimate (no walk met a solvable state) is a
@@ -549,7 +547,11 @@ impl<'a> Scorer<'a> {
             // leaders. An exact analysis here would cost seconds a step.
             let e = estimate_halfway(puzzle, &self.estimate, &self.opts.limits)?;
             f.halfway_ratio = Some(e.ratio);
-            f.midgame_tension = if self.reads.tension { e.tension } else { None };
+            f.midgame_tension = if self.reads.contains(Feature::MidgameTension) {
+                e.tension
+            } else {
+                None
+            };
         }
         Ok(f)
     }
@@ -557,8 +559,8 @@ impl<'a> Scorer<'a> {
     /// Adds the difficulty features the energy reads (the agents play the
     /// puzzle); `f.solvable` must be known.
     fn play(&self, f: &mut Features, puzzle: &State) -> Result<(), SearchError> {
-        if self.reads.plays.any() {
-            add_difficulty(f, puzzle, self.reads.plays, &self.opts.limits)?;
+        if !self.reads.plays().is_empty() {
+            add_difficulty(f, puzzle, self.reads.plays(), &self.opts.limits)?;
         }
         Ok(())
     }
@@ -582,7 +584,7 @@ impl<'a> Scorer<'a> {
         cells: &[u8; MAX_CELLS],
         grid: Grid,
     ) -> Result<(Score, Option<f64>), SearchError> {
-        let f = self.features_how(&to_state(cells, grid), self.reads.halfway_features, None)?;
+        let f = self.features_how(&to_state(cells, grid), self.reads.reads_halfway(), None)?;
         let score = Score {
             energy: self.energy.eval(&f),
             solvable: f.solvable,
@@ -618,7 +620,7 @@ impl<'a> Scorer<'a> {
                 ..*score
             }));
         }
-        if !(self.reads.halfway_features && self.mode == HalfwayMode::Exact) {
+        if !(self.reads.reads_halfway() && self.mode == HalfwayMode::Exact) {
             let f = self.features(&to_state(cells, grid), false)?;
             return Ok(Judged::Scored(self.remember(cells, &f, None)));
         }
@@ -632,12 +634,8 @@ impl<'a> Scorer<'a> {
         {
             return Ok(Judged::Screened);
         }
-        let wanted = Wanted {
-            shallow: self.reads.ratio_depth,
-            tension: self.reads.tension,
-        };
         let state = to_state(cells, grid);
-        let parts = HalfwayParts::new(&state, wanted, &self.opts)?;
+        let parts = HalfwayParts::new(&state, self.reads, &self.opts)?;
         // The features but the halfway ratio, with what the agents found
         // (they play once a step).
         let mut partial = parts.features_with(None);
@@ -1060,7 +1058,7 @@ mod tests {
                 }
                 Judged::Scored(score) => {
                     let exact =
-                        e5.eval(&features_for(&state, Need::Halfway, &scorer.opts).unwrap());
+                        e5.eval(&features_for(&state, FeatureSet::ALL, &scorer.opts).unwrap());
                     assert_eq!(score.energy, exact);
                     scored += 1;
                 }

@@ -14,6 +14,7 @@
 //! reported with the file's own 1-based line (the header is line 1).
 
 use crate::durable::{FileError, append_synced, write_atomically};
+use crate::engine::feature::Feature;
 use crate::engine::features::Features;
 use serde::Serialize;
 use std::fs::{File, OpenOptions};
@@ -40,11 +41,16 @@ const TAIL: [&str; 11] = [
 
 /// The header of a ratings file written by this version, in order.
 pub fn header() -> Vec<String> {
-    let features = Features::NAMES.iter().filter(|&&f| f != "n");
+    // `n` is a lead column.
+    let features = Feature::ALL
+        .into_iter()
+        .filter(|&f| f != Feature::N)
+        .map(Feature::column);
     LEAD.iter()
+        .copied()
         .chain(features)
-        .chain(TAIL.iter())
-        .map(|s| s.to_string())
+        .chain(TAIL.iter().copied())
+        .map(str::to_string)
         .collect()
 }
 
@@ -172,8 +178,7 @@ impl Rating {
             "rater" => self.rater.clone(),
             "timestamp" => self.timestamp.clone(),
             "solvable" => self.features.solvable.to_string(),
-            f if Features::NAMES.contains(&f) => number(self.features.value(f)),
-            _ => return None,
+            f => number(self.features.get(Feature::from_column(f)?)),
         })
     }
 }
@@ -688,7 +693,7 @@ mod tests {
         let h = header();
         // 4 lead columns, the 14 features but n, the 11 after them.
         assert_eq!(h.len(), 4 + 14 + 11);
-        for f in Features::NAMES {
+        for f in Feature::ALL.map(Feature::column) {
             assert_eq!(h.iter().filter(|c| *c == f).count(), 1, "{f}");
         }
     }

@@ -6,6 +6,7 @@
 //! (statrs). Fits that cannot be trusted say why instead of showing NaN: too
 //! few ratings, a constant feature, collinear features.
 
+use crate::engine::feature::Feature;
 use crate::format;
 use crate::study::ratings::{RatingsTable, ValueProblem};
 use linfa::Dataset;
@@ -17,12 +18,12 @@ use statrs::distribution::{ContinuousCDF, StudentsT};
 use thiserror::Error;
 
 /// The features of seed 001's Table 4, the regression's default choice.
-pub const DEFAULT_FEATURES: [&str; 5] = [
-    "depth1_ratio",
-    "halfway_ratio",
-    "dominant_suit_ratio",
-    "rank_clusters",
-    "avg_flockability",
+pub const DEFAULT_FEATURES: [Feature; 5] = [
+    Feature::Depth1Ratio,
+    Feature::HalfwayRatio,
+    Feature::DominantSuitRatio,
+    Feature::RankClusters,
+    Feature::AvgFlockability,
 ];
 
 /// Above this condition number of the features' correlation matrix the fit

@@ -3,6 +3,7 @@
 //! extrapolates to.
 
 use boaf_core::engine::analysis::AnalysisOptions;
+use boaf_core::engine::feature::Feature;
 use boaf_core::engine::features::{Features, features};
 use boaf_core::engine::notation::parse_state;
 use boaf_core::generator::energy::{EnergyBook, RangeExcursion, RatedRange};
@@ -52,12 +53,12 @@ fn a_fitted_energy_keeps_its_rated_range_through_its_toml() {
     let e = book.get("fitted").unwrap();
     let want = [
         RatedRange {
-            feature: "halfway_ratio".into(),
+            feature: Feature::HalfwayRatio,
             min: 0.1,
             max: 0.6,
         },
         RatedRange {
-            feature: "rank_clusters".into(),
+            feature: Feature::RankClusters,
             min: 2.0,
             max: 5.0,
         },
@@ -80,9 +81,9 @@ fn a_fitted_energy_keeps_its_rated_range_through_its_toml() {
     assert_eq!(plain.id(), e.id());
     assert_eq!(plain.definition(), e.definition());
     // And it is still minus the predicted rating.
-    let value = |name: &str| match name {
-        "halfway_ratio" => Some(0.3),
-        "rank_clusters" => Some(4.0),
+    let value = |feature: Feature| match feature {
+        Feature::HalfwayRatio => Some(0.3),
+        Feature::RankClusters => Some(4.0),
         _ => None,
     };
     assert!((e.eval_with(true, value) + f.predict(&[0.3, 4.0])).abs() < 1e-9);
@@ -98,7 +99,7 @@ fn a_range_in_any_order_reads_in_the_order_the_energy_reads_its_features() {
     let r = book.get("X").unwrap().rated_range();
     let got: Vec<(&str, f64, f64)> = r
         .iter()
-        .map(|r| (r.feature.as_str(), r.min, r.max))
+        .map(|r| (r.feature.column(), r.min, r.max))
         .collect();
     assert_eq!(got, [("n", 4.0, 9.0), ("rank_clusters", 2.0, 5.0)]);
 }
@@ -170,7 +171,7 @@ fn outside_range_lists_the_features_that_leave_the_rated_range() {
     assert_eq!(
         out,
         [RangeExcursion {
-            feature: "rank_clusters".into(),
+            feature: Feature::RankClusters,
             value: 6.0,
             min: 2.0,
             max: 5.0,

@@ -553,7 +553,8 @@ fn phases_read_as_english() {
 
 #[test]
 fn an_energy_that_reads_difficulty_gets_it_at_every_step_and_in_the_candidate() {
-    use boaf_core::agents::difficulty::{Plays, add_difficulty};
+    use boaf_core::agents::difficulty::add_difficulty;
+    use boaf_core::engine::feature::{Feature, FeatureSet};
     use boaf_core::generator::energy::EnergyBook;
     use boaf_core::generator::pipeline::make_candidate;
     // Hard for MCTS, forgiving to the greedy player: two readings of the
@@ -565,12 +566,8 @@ fn an_energy_that_reads_difficulty_gets_it_at_every_step_and_in_the_candidate() 
     .unwrap();
     let energy = book.get("hard").unwrap().clone();
     assert_eq!(
-        energy.reads().plays,
-        Plays {
-            playouts: false,
-            greedy: true,
-            mcts: true
-        }
+        energy.reads().plays(),
+        FeatureSet::of(&[Feature::GreedyWins, Feature::MctsBudget])
     );
     let job = Job {
         n: 7,
@@ -592,7 +589,13 @@ fn an_energy_that_reads_difficulty_gets_it_at_every_step_and_in_the_candidate() 
     // The energy is the energy of the features as the agents give them.
     let state = c.state().unwrap();
     let mut again = f.clone();
-    add_difficulty(&mut again, &state, Plays::ALL, &Limits::default()).unwrap();
+    add_difficulty(
+        &mut again,
+        &state,
+        FeatureSet::DIFFICULTY,
+        &Limits::default(),
+    )
+    .unwrap();
     assert_eq!(again.mcts_budget, f.mcts_budget);
     assert_eq!(again.greedy_wins, f.greedy_wins);
     assert_eq!(c.energy, energy.eval(f));

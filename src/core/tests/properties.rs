@@ -4,10 +4,12 @@ mod common;
 
 use boaf_core::engine::analysis::{AnalysisOptions, Depth, analyze};
 use boaf_core::engine::board::Layout;
-use boaf_core::engine::features::{Need, features, features_for, halfway_features, shallow_counts};
+use boaf_core::engine::feature::{Feature, FeatureSet};
+use boaf_core::engine::features::{features, features_for, halfway_features};
 use boaf_core::engine::halfway::{Merges, halfway};
 use boaf_core::engine::limits::Limits;
 use boaf_core::engine::notation::{parse_state, to_compact, to_compact_dots, to_grid};
+use boaf_core::engine::shallow::shallow_counts;
 use boaf_core::engine::solver::{Solver, Verdict, classify};
 use common::{arb_state, naive_layers, naive_solvable};
 use proptest::prelude::*;
@@ -100,7 +102,7 @@ proptest! {
         prop_assert_eq!(&got, &naive);
         // The features a shallow need gives agree with the full features.
         let (full, _) = features(&s, &AnalysisOptions::default()).unwrap();
-        let part = features_for(&s, Need::Shallow(depth.max(1)), &AnalysisOptions::default()).unwrap();
+        let part = features_for(&s, FeatureSet::of(&[Feature::depth_ratio(depth.max(1)).unwrap()]), &AnalysisOptions::default()).unwrap();
         prop_assert_eq!(part.solvable, full.solvable);
         prop_assert_eq!(part.depth1_ratio, full.depth1_ratio);
         prop_assert_eq!(part.depth2_ratio, if depth >= 2 { full.depth2_ratio } else { None });

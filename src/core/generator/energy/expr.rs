@@ -4,7 +4,7 @@
 //! offset in the text, which the file reader turns into a line and column.
 
 use super::model::{Chain, Cmp, Operand, Term};
-use crate::engine::features::Features;
+use crate::engine::feature::Feature;
 
 /// Parses a condition such as `n >= 8 and halfway_ratio < 0.1` (the
 /// language of bonuses); an error gives the byte offset in `text` and a message.
@@ -101,18 +101,9 @@ fn tokenize(s: &str) -> Result<Vec<(Tok, usize)>, ExprError> {
     Ok(out)
 }
 
-fn check_feature(name: &str, at: usize) -> Result<String, ExprError> {
-    if Features::NAMES.contains(&name) {
-        Ok(name.to_string())
-    } else {
-        Err((
-            at,
-            format!(
-                "unknown feature '{name}' (features are {})",
-                Features::NAMES.join(", ")
-            ),
-        ))
-    }
+fn check_feature(name: &str, at: usize) -> Result<Feature, ExprError> {
+    name.parse()
+        .map_err(|e: crate::engine::feature::UnknownFeature| (at, e.to_string()))
 }
 
 /// Parses `[-] term (+|- term)*`, each term `factor (* factor)*`, a factor a

@@ -26,7 +26,7 @@
 
 use super::expr::{parse_chains, parse_value};
 use super::model::{Bonus, DEFAULT_PENALTY, Energy, RatedRange};
-use crate::engine::features::Features;
+use crate::engine::feature::Feature;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::ops::Range;
@@ -157,15 +157,15 @@ fn parse_file(text: &str, file: &str) -> Result<Vec<Energy>, EnergyError> {
         let mut range = Vec::new();
         for (feature, bounds) in &e.range {
             let name = feature.get_ref();
-            if !Features::NAMES.contains(&name.as_str()) {
+            let Some(known) = Feature::from_column(name) else {
                 return Err(error(
                     feature.span().start,
                     format!(
                         "unknown feature '{name}' in the rated range (features are {})",
-                        Features::NAMES.join(", ")
+                        Feature::columns()
                     ),
                 ));
-            }
+            };
             let (min, max) = match bounds.get_ref().as_slice() {
                 &[min, max] if min.is_finite() && max.is_finite() => (min, max),
                 _ => {
@@ -184,7 +184,7 @@ fn parse_file(text: &str, file: &str) -> Result<Vec<Energy>, EnergyError> {
                 ));
             }
             range.push(RatedRange {
-                feature: name.clone(),
+                feature: known,
                 min,
                 max,
             });
@@ -200,12 +200,12 @@ fn parse_file(text: &str, file: &str) -> Result<Vec<Energy>, EnergyError> {
         // In the order the energy reads the features (a fit's order), then
         // the features' usual order: the same whatever order the file has.
         let read = energy.features();
-        let order = |f: &str| {
+        let order = |f: Feature| {
             read.iter()
-                .position(|n| *n == f)
-                .unwrap_or(read.len() + Features::NAMES.iter().position(|n| *n == f).unwrap_or(0))
+                .position(|&r| r == f)
+                .unwrap_or(read.len() + f as usize)
         };
-        range.sort_by_key(|r| order(&r.feature));
+        range.sort_by_key(|r| order(r.feature));
         energy.range = range;
         out.push(energy);
     }
@@ -323,15 +323,19 @@ pub fn builtin() -> EnergyBook {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::features::Need;
+    use crate::engine::feature::Part;
 
     #[test]
     fn builtin_energies_and_their_needs() {
         let book = builtin();
         let names: Vec<&str> = book.energies().iter().map(|e| e.name.as_str()).collect();
         assert_eq!(names, ["E0", "E1", "E2", "E3", "E4", "E5"]);
-        let needs: Vec<Need> = book.energies().iter().map(Energy::need).collect();
-        use Need::*;
+        let needs: Vec<Part> = book
+            .energies()
+            .iter()
+            .map(|e| e.reads().deepest_search())
+            .collect();
+        use Part::*;
         assert_eq!(needs, [Cards, Cards, Cards, Shallow(1), Halfway, Halfway]);
         assert!(book.energies().iter().all(|e| e.penalty == 1000.0));
         assert_eq!(

@@ -14,6 +14,5 @@ pub mod model;
 pub use expr::parse_condition;
 pub use file::{BUILTIN, EnergyBook, EnergyError, builtin, load};
 pub use model::{
-    Bonus, Chain, Cmp, DEFAULT_PENALTY, Energy, Operand, RangeExcursion, RatedRange, Reads, Term,
-    holds,
+    Bonus, Chain, Cmp, DEFAULT_PENALTY, Energy, Operand, RangeExcursion, RatedRange, Term, holds,
 };

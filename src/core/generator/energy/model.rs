@@ -3,8 +3,8 @@
 //! when they hold), and a penalty for an unsolvable puzzle. Evaluating one,
 //! its canonical text, and its id.
 
-use crate::agents::difficulty::Plays;
-use crate::engine::features::{Features, Need};
+use crate::engine::feature::{Feature, FeatureSet};
+use crate::engine::features::Features;
 use std::fmt;
 
 /// The penalty of an unsolvable puzzle unless an energy sets its own.
@@ -15,8 +15,8 @@ pub const DEFAULT_PENALTY: f64 = 1000.0;
 pub struct Term {
     /// The coefficient.
     pub coef: f64,
-    /// Features multiplied together (by name).
-    pub features: Vec<String>,
+    /// Features multiplied together.
+    pub features: Vec<Feature>,
 }
 
 /// One side of a comparison.
@@ -24,8 +24,8 @@ pub struct Term {
 pub enum Operand {
     /// A number.
     Number(f64),
-    /// A feature by name.
-    Feature(String),
+    /// A feature.
+    Feature(Feature),
 }
 
 /// A comparison operator.
@@ -112,7 +112,7 @@ pub struct Energy {
 #[derive(Clone, Debug, PartialEq)]
 pub struct RatedRange {
     /// The feature.
-    pub feature: String,
+    pub feature: Feature,
     /// Its smallest rated value.
     pub min: f64,
     /// Its largest rated value.
@@ -124,7 +124,7 @@ pub struct RatedRange {
 #[derive(Clone, Debug, PartialEq)]
 pub struct RangeExcursion {
     /// The feature.
-    pub feature: String,
+    pub feature: Feature,
     /// The candidate's value.
     pub value: f64,
     /// The smallest rated value.
@@ -166,7 +166,7 @@ impl fmt::Display for Operand {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Operand::Number(x) => f.write_str(&fmt_number(*x)),
-            Operand::Feature(name) => f.write_str(name),
+            Operand::Feature(feature) => f.write_str(feature.column()),
         }
     }
 }
@@ -192,7 +192,7 @@ impl Energy {
             .iter()
             .map(|t| {
                 std::iter::once(fmt_number(t.coef))
-                    .chain(t.features.iter().cloned())
+                    .chain(t.features.iter().map(|f| f.column().to_string()))
                     .collect::<Vec<_>>()
                     .join(" * ")
             })
@@ -263,67 +263,44 @@ impl Energy {
         format!("{}-{:08x}", self.name, (h >> 32) as u32 ^ h as u32)
     }
 
-    /// The features the energy reads.
-    pub fn features(&self) -> Vec<&str> {
-        let mut names: Vec<&str> = Vec::new();
-        let mut add = |n| {
-            if !names.contains(&n) {
-                names.push(n);
+    /// The features the energy reads, in the order it first reads them.
+    pub fn features(&self) -> Vec<Feature> {
+        let mut read: Vec<Feature> = Vec::new();
+        let mut add = |f: Feature| {
+            if !read.contains(&f) {
+                read.push(f);
             }
         };
         for t in &self.value {
-            t.features.iter().for_each(|f| add(f.as_str()));
+            t.features.iter().for_each(|&f| add(f));
         }
         for b in &self.bonuses {
             for c in &b.when {
                 for op in std::iter::once(&c.first).chain(c.rest.iter().map(|(_, o)| o)) {
                     if let Operand::Feature(f) = op {
-                        add(f.as_str());
+                        add(*f);
                     }
                 }
             }
         }
-        names
+        read
     }
 
-    /// What the energy reads: the deepest depth-d ratio, and whether the
-    /// halfway features and the midgame tension.
-    pub fn reads(&self) -> Reads {
-        let names = self.features();
-        Reads {
-            ratio_depth: names
-                .iter()
-                .filter_map(|n| match Need::of(n) {
-                    Need::Shallow(d) => Some(d),
-                    _ => None,
-                })
-                .max()
-                .unwrap_or(0),
-            halfway_features: names.iter().any(|n| Need::of(n) == Need::Halfway),
-            tension: names.contains(&"midgame_tension"),
-            plays: Plays::of(names.iter().copied()),
-        }
-    }
-
-    /// The most expensive search any of its features needs (solvability is
-    /// always needed, for the penalty).
-    pub fn need(&self) -> Need {
-        self.features()
-            .iter()
-            .map(|f| Need::of(f))
-            .max()
-            .unwrap_or(Need::Cards)
+    /// The features the energy reads, as a set: scoring computes those and
+    /// no more (solvability is always computed, for the penalty).
+    pub fn reads(&self) -> FeatureSet {
+        self.features().into_iter().collect()
     }
 
     /// Whether, for a solvable puzzle, the energy can only rise as `feature`
     /// rises and the others stay put: every term with it has a coefficient
     /// ≥ 0 (features are never negative) and no bonus reads it. The search
     /// may then judge a step on a lower bound of that feature.
-    pub fn rises_with(&self, feature: &str) -> bool {
-        let reads = |o: &Operand| matches!(o, Operand::Feature(f) if f == feature);
+    pub fn rises_with(&self, feature: Feature) -> bool {
+        let reads = |o: &Operand| matches!(o, Operand::Feature(f) if *f == feature);
         self.value
             .iter()
-            .all(|t| t.coef >= 0.0 || !t.features.iter().any(|f| f == feature))
+            .all(|t| t.coef >= 0.0 || !t.features.contains(&feature))
             && !self
                 .bonuses
                 .iter()
@@ -335,11 +312,11 @@ impl Energy {
     /// depth-3 ratio of a 3-card puzzle, the tension of a puzzle with no
     /// solvable midgame) counts as 0 in a term and makes a comparison false.
     pub fn eval(&self, f: &Features) -> f64 {
-        self.eval_with(f.solvable, |name| f.value(name))
+        self.eval_with(f.solvable, |feature| f.get(feature))
     }
 
     /// [`Energy::eval`] over any source of feature values (`None`: missing).
-    pub fn eval_with(&self, solvable: bool, value: impl Fn(&str) -> Option<f64>) -> f64 {
+    pub fn eval_with(&self, solvable: bool, value: impl Fn(Feature) -> Option<f64>) -> f64 {
         if !solvable {
             return self.penalty;
         }
@@ -349,7 +326,7 @@ impl Energy {
             .map(|t| {
                 t.features
                     .iter()
-                    .fold(t.coef, |acc, name| acc * value(name).unwrap_or(0.0))
+                    .fold(t.coef, |acc, &f| acc * value(f).unwrap_or(0.0))
             })
             .sum();
         for b in &self.bonuses {
@@ -370,14 +347,14 @@ impl Energy {
     /// extrapolates. An unsolvable puzzle scores the penalty, so it never
     /// leaves the range; nor does a feature the puzzle does not have.
     pub fn outside_range(&self, f: &Features) -> Vec<RangeExcursion> {
-        self.outside_range_with(f.solvable, |name| f.value(name))
+        self.outside_range_with(f.solvable, |feature| f.get(feature))
     }
 
     /// [`Energy::outside_range`] over any source of feature values.
     pub fn outside_range_with(
         &self,
         solvable: bool,
-        value: impl Fn(&str) -> Option<f64>,
+        value: impl Fn(Feature) -> Option<f64>,
     ) -> Vec<RangeExcursion> {
         if !solvable {
             return Vec::new();
@@ -385,9 +362,9 @@ impl Energy {
         self.range
             .iter()
             .filter_map(|r| {
-                let v = value(&r.feature)?;
-                (v < r.min || v > r.max).then(|| RangeExcursion {
-                    feature: r.feature.clone(),
+                let v = value(r.feature)?;
+                (v < r.min || v > r.max).then_some(RangeExcursion {
+                    feature: r.feature,
                     value: v,
                     min: r.min,
                     max: r.max,
@@ -410,10 +387,10 @@ impl Energy {
 
 /// Whether every chain of comparisons holds (a missing feature makes its
 /// comparisons false).
-pub fn holds(when: &[Chain], value: impl Fn(&str) -> Option<f64>) -> bool {
+pub fn holds(when: &[Chain], value: impl Fn(Feature) -> Option<f64>) -> bool {
     let operand = |o: &Operand| match o {
         Operand::Number(x) => Some(*x),
-        Operand::Feature(name) => value(name),
+        Operand::Feature(f) => value(*f),
     };
     when.iter().all(|c| {
         let mut left = operand(&c.first);
@@ -424,19 +401,6 @@ pub fn holds(when: &[Chain], value: impl Fn(&str) -> Option<f64>) -> bool {
             ok
         })
     })
-}
-
-/// What an energy reads of a puzzle: scoring computes that and no more.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub struct Reads {
-    /// The deepest depth-d ratio it reads (1 to 3), or 0 for none.
-    pub ratio_depth: usize,
-    /// Whether it reads the halfway ratio or the midgame tension.
-    pub halfway_features: bool,
-    /// Whether it reads the midgame tension.
-    pub tension: bool,
-    /// The difficulty features it reads (the agents play for them).
-    pub plays: Plays,
 }
 
 #[cfg(test)]
@@ -504,7 +468,7 @@ mod tests {
     #[test]
     fn which_energies_rise_with_the_halfway_ratio() {
         let book = builtin();
-        let rises = |name: &str| book.get(name).unwrap().rises_with("halfway_ratio");
+        let rises = |name: &str| book.get(name).unwrap().rises_with(Feature::HalfwayRatio);
         // E0–E3 do not read it; E4 and E5 grow with it.
         assert!(
             ["E0", "E1", "E2", "E3", "E4", "E5"]
@@ -519,10 +483,10 @@ mod tests {
             "own.toml",
         )
         .unwrap();
-        assert!(!own.get("down").unwrap().rises_with("halfway_ratio"));
-        assert!(!own.get("cut").unwrap().rises_with("halfway_ratio"));
-        assert!(own.get("up").unwrap().rises_with("halfway_ratio"));
-        assert!(!own.get("up").unwrap().rises_with("depth1_ratio"));
+        assert!(!own.get("down").unwrap().rises_with(Feature::HalfwayRatio));
+        assert!(!own.get("cut").unwrap().rises_with(Feature::HalfwayRatio));
+        assert!(own.get("up").unwrap().rises_with(Feature::HalfwayRatio));
+        assert!(!own.get("up").unwrap().rises_with(Feature::Depth1Ratio));
     }
 
     #[test]
