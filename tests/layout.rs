@@ -189,13 +189,13 @@ fn references(module: &str, text: &str, known: &BTreeSet<String>) -> BTreeSet<St
     out
 }
 
-/// A cycle of the import graph, if there is one. A module may use its
-/// ancestors' items (Rust scoping: the app's panels draw into the app), so
-/// references to an ancestor do not count.
-fn cycle(dir: &Path, crate_root: &str, skip: &[&str]) -> Option<Vec<String>> {
+/// Each module's imports: the other modules it refers to, its ancestors
+/// aside (a module may use its ancestors' items: Rust scoping lets the
+/// app's panels draw into the app).
+fn imports(dir: &Path, crate_root: &str, skip: &[&str]) -> BTreeMap<String, BTreeSet<String>> {
     let mods = modules(dir, crate_root, skip);
     let known: BTreeSet<String> = mods.keys().cloned().collect();
-    let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let mut edges = BTreeMap::new();
     for (m, path) in &mods {
         let targets = references(m, &code(path), &known)
             .into_iter()
@@ -203,6 +203,29 @@ fn cycle(dir: &Path, crate_root: &str, skip: &[&str]) -> Option<Vec<String>> {
             .collect();
         edges.insert(m.clone(), targets);
     }
+    edges
+}
+
+/// The imports that break the parts' order: a module of `part` (or `part`
+/// itself) that imports a module of one of `above`, as `module -> import`.
+fn upward(edges: &BTreeMap<String, BTreeSet<String>>, part: &str, above: &[&str]) -> Vec<String> {
+    let within = |m: &str, p: &str| m == p || m.starts_with(&format!("{p}::"));
+    edges
+        .iter()
+        .filter(|(m, _)| within(m, part))
+        .flat_map(|(m, ts)| {
+            ts.iter()
+                .filter(|t| above.iter().any(|a| within(t, a)))
+                .map(move |t| format!("{m} -> {t}"))
+        })
+        .collect()
+}
+
+/// A cycle of the import graph, if there is one. A module may use its
+/// ancestors' items (Rust scoping: the app's panels draw into the app), so
+/// references to an ancestor do not count.
+fn cycle(dir: &Path, crate_root: &str, skip: &[&str]) -> Option<Vec<String>> {
+    let edges = imports(dir, crate_root, skip);
     // Depth-first search with colours: grey on the stack, black done.
     fn visit(
         m: &str,
@@ -295,4 +318,64 @@ fn the_check_finds_a_cycle_when_there_is_one() {
                 .to_vec()
         )
     );
+}
+
+/// The core's parts, each with the parts it must not import: the engine is
+/// the game and its science, below everything; the agents play the engine's
+/// games; `format` prints numbers and knows no part.
+const CORE_ORDER: [(&str, &[&str]); 3] = [
+    (
+        "engine",
+        &["generator", "study", "agents", "folder", "durable"],
+    ),
+    ("agents", &["generator", "study", "folder", "durable"]),
+    (
+        "format",
+        &[
+            "engine",
+            "generator",
+            "study",
+            "agents",
+            "folder",
+            "durable",
+        ],
+    ),
+];
+
+#[test]
+fn no_part_of_the_core_imports_a_higher_part() {
+    let edges = imports(&root().join("src/core"), "lib", &[]);
+    // The graph is read: the generator does import the engine and the agents.
+    assert!(upward(&edges, "generator", &["engine"]).len() > 5);
+    assert!(!upward(&edges, "generator", &["agents"]).is_empty());
+    for (part, above) in CORE_ORDER {
+        assert!(edges.contains_key(part), "no module {part}");
+        assert_eq!(upward(&edges, part, above), Vec::<String>::new(), "{part}");
+    }
+}
+
+#[test]
+fn the_order_check_finds_an_upward_import() {
+    let dir = temp::TempDir::new("layout-order");
+    std::fs::create_dir_all(dir.join("engine")).unwrap();
+    std::fs::write(
+        dir.join("lib.rs"),
+        "mod engine;\nmod agents;\nmod format;\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("engine/mod.rs"), "mod rules;\n").unwrap();
+    std::fs::write(
+        dir.join("engine/rules.rs"),
+        "use crate::format::number;\nfn f() { crate::agents::play() }\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("agents.rs"), "use crate::engine::rules::X;\n").unwrap();
+    std::fs::write(dir.join("format.rs"), "fn n() {}\n").unwrap();
+    let edges = imports(dir.path(), "lib", &[]);
+    assert_eq!(
+        upward(&edges, "engine", &["agents", "generator"]),
+        ["engine::rules -> agents"]
+    );
+    assert!(upward(&edges, "agents", &["generator"]).is_empty());
+    assert!(upward(&edges, "format", &["engine", "agents"]).is_empty());
 }

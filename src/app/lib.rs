@@ -8,6 +8,8 @@
 //! `request_repaint`. Every file it reads or writes is named by the core's
 //! [`Folder`].
 
+#![warn(missing_docs)]
+
 mod analyze;
 mod board;
 mod energies;

@@ -14,6 +14,8 @@
 //!   `assets/`, `energies/`) and how energies load from it; [`durable`]:
 //!   writes that survive a crash; [`format`](mod@format): numbers as people read them.
 
+#![warn(missing_docs)]
+
 pub mod agents;
 pub mod durable;
 pub mod engine;
