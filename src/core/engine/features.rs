@@ -8,7 +8,7 @@
 
 use crate::engine::analysis::{Analysis, AnalysisOptions, Depth, Progress, analyze, ratio};
 use crate::engine::board::{Layout, MoveList, bits};
-use crate::engine::halfway::{Merges, Solvable};
+use crate::engine::halfway::{Merges, Solvable, WalkLists};
 use crate::engine::limits::{Limits, SearchError};
 use crate::engine::solver::{Solver, classify};
 use crate::engine::state::State;
@@ -311,7 +311,7 @@ pub fn features_for(
 /// limits and the progress hook of `opts` matter; its steps are each depth
 /// of the walk back, then the count.
 pub fn halfway_features(state: &State, opts: &AnalysisOptions) -> Result<Features, SearchError> {
-    HalfwayParts::new(state, Wanted::ALL, opts)?.finish(opts)
+    HalfwayParts::new(state, Wanted::ALL, opts, &mut WalkLists::default())?.finish(opts)
 }
 
 /// Which features besides the halfway ratio [`HalfwayParts`] computes; the
@@ -352,11 +352,12 @@ pub struct HalfwayParts {
 impl HalfwayParts {
     /// The table, the walk back and the shallow counts of a state, for the
     /// features `wanted`; `opts`' progress hook hears each depth of the walk
-    /// back.
+    /// back. The walk's lists come from `lists` (keep one for many states).
     pub fn new(
         state: &State,
         wanted: Wanted,
         opts: &AnalysisOptions,
+        lists: &mut WalkLists,
     ) -> Result<HalfwayParts, SearchError> {
         let limits = &opts.limits;
         let cards = card_features(state);
@@ -371,7 +372,7 @@ impl HalfwayParts {
         };
         let steps = stacks.saturating_sub(1) - lowest + 1 + 1;
         let mut told = 0;
-        let walk = merges.walk_back(lowest, half, wanted.tension, limits, |states| {
+        let walk = merges.walk_back(lowest, half, wanted.tension, lists, limits, |states| {
             told += 1;
             tell(opts, told, steps, states);
         })?;
