@@ -180,6 +180,7 @@ impl WordSet {
 /// can lead to it is left to split. The finished sets make the next
 /// [`Level`].
 struct NextLevel {
+    /// For each set of bottoms, the words made for it so far.
     raw: Vec<Vec<Word>>,
     /// For each set of bottoms, its words after its last compaction.
     kept: Vec<u32>,
@@ -215,8 +216,8 @@ impl NextLevel {
     }
 
     /// Starts a depth, into `sets` (one empty list per set of bottoms, or
-    /// none to be taken from `lists`; the lists of the depth before are reused, which
-    /// saves clearing megabytes at every step of a search).
+    /// none, to be taken from `lists`; the lists of the depth before are
+    /// reused, which saves clearing megabytes at every step of a search).
     fn begin(&mut self, only_tops: bool, sets: Vec<Vec<Word>>, lists: &mut WalkLists) {
         let n = self.raw.len().trailing_zeros() as usize;
         self.only_tops = only_tops;
