@@ -9,7 +9,7 @@
 use crate::engine::analysis::{Analysis, AnalysisOptions, Depth, Progress, analyze, ratio};
 use crate::engine::board::{Layout, bits};
 use crate::engine::feature::{Feature, FeatureSet};
-use crate::engine::halfway::{Merges, Solvable};
+use crate::engine::halfway::{Merges, Solvable, WalkLists};
 use crate::engine::limits::SearchError;
 use crate::engine::shallow::shallow_counts;
 use crate::engine::state::State;
@@ -224,7 +224,7 @@ pub fn features_for(
 /// limits and the progress hook of `opts` matter; its steps are each depth
 /// of the walk back, then the count.
 pub fn halfway_features(state: &State, opts: &AnalysisOptions) -> Result<Features, SearchError> {
-    HalfwayParts::new(state, FeatureSet::ALL, opts)?.finish(opts)
+    HalfwayParts::new(state, FeatureSet::ALL, opts, &mut WalkLists::default())?.finish(opts)
 }
 
 /// The fast exact features in two parts. The first is every feature but
@@ -247,11 +247,12 @@ pub struct HalfwayParts {
 impl HalfwayParts {
     /// The table, the walk back and the shallow counts of a state, for the
     /// features `wanted`; `opts`' progress hook hears each depth of the walk
-    /// back.
+    /// back. The walk's lists come from `lists` (keep one for many states).
     pub fn new(
         state: &State,
         wanted: FeatureSet,
         opts: &AnalysisOptions,
+        lists: &mut WalkLists,
     ) -> Result<HalfwayParts, SearchError> {
         let limits = &opts.limits;
         let cards = card_features(state);
@@ -264,7 +265,7 @@ impl HalfwayParts {
         let lowest = if shallow > 0 { 1.min(half) } else { half };
         let steps = stacks.saturating_sub(1) - lowest + 1 + 1;
         let mut told = 0;
-        let walk = merges.walk_back(lowest, half, tension, limits, |states| {
+        let walk = merges.walk_back(lowest, half, tension, lists, limits, |states| {
             told += 1;
             tell(opts, told, steps, states);
         })?;

@@ -25,6 +25,7 @@ use crate::engine::card::Card;
 use crate::engine::estimate::{EstimateOptions, estimate_halfway};
 use crate::engine::feature::{Feature, FeatureSet};
 use crate::engine::features::{Features, HalfwayParts, features_for};
+use crate::engine::halfway::WalkLists;
 use crate::engine::limits::{Limits, SearchError};
 use crate::engine::state::{Grid, MAX_CELLS, State};
 use crate::generator::energy::Energy;
@@ -435,6 +436,8 @@ pub struct Scorer<'a> {
     estimate: EstimateOptions,
     opts: AnalysisOptions,
     memo: HashMap<[u8; MAX_CELLS], Known>,
+    /// The halfway walk back's lists, kept from step to step.
+    walk_lists: WalkLists,
 }
 
 /// What the scorer knows of a puzzle it has met.
@@ -483,6 +486,7 @@ impl<'a> Scorer<'a> {
                 progress: None,
             },
             memo: HashMap::new(),
+            walk_lists: WalkLists::default(),
         }
     }
 
@@ -635,7 +639,7 @@ impl<'a> Scorer<'a> {
             return Ok(Judged::Screened);
         }
         let state = to_state(cells, grid);
-        let parts = HalfwayParts::new(&state, self.reads, &self.opts)?;
+        let parts = HalfwayParts::new(&state, self.reads, &self.opts, &mut self.walk_lists)?;
         // The features but the halfway ratio, with what the agents found
         // (they play once a step).
         let mut partial = parts.features_with(None);

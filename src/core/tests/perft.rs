@@ -36,7 +36,7 @@ fn deal_1_to_depth_8() {
 
 #[test]
 fn fast_halfway_of_deal_1_and_two_e5_puzzles() {
-    use boaf_core::engine::halfway::halfway;
+    use boaf_core::engine::halfway::{WalkLists, halfway};
     use boaf_core::engine::limits::Limits;
     let h = halfway(&deal(1), true, &Limits::default()).unwrap();
     assert_eq!(h.states, DEAL1_STATES);
@@ -45,7 +45,9 @@ fn fast_halfway_of_deal_1_and_two_e5_puzzles() {
     // need more than 64 bits.
     let limits = Limits::default();
     let merges = boaf_core::engine::halfway::Merges::new(&deal(1), &limits).unwrap();
-    let walk = merges.walk_back(1, 8, false, &limits, |_| ()).unwrap();
+    let walk = merges
+        .walk_back(1, 8, false, &mut WalkLists::default(), &limits, |_| ())
+        .unwrap();
     let solvable: Vec<u64> = (0..=8).map(|d| walk.count(d).unwrap_or(1)).collect();
     assert_eq!(solvable, DEAL1_SOLVABLE);
     assert_eq!(walk.count(0), None, "the walk stopped at depth 1");

@@ -6,7 +6,7 @@ use boaf_core::engine::analysis::{AnalysisOptions, Depth, analyze};
 use boaf_core::engine::board::Layout;
 use boaf_core::engine::feature::{Feature, FeatureSet};
 use boaf_core::engine::features::{features, features_for, halfway_features};
-use boaf_core::engine::halfway::{Merges, halfway};
+use boaf_core::engine::halfway::{Merges, WalkLists, halfway};
 use boaf_core::engine::limits::Limits;
 use boaf_core::engine::notation::{parse_state, to_compact, to_compact_dots, to_grid};
 use boaf_core::engine::shallow::shallow_counts;
@@ -136,7 +136,8 @@ proptest! {
         let all: Vec<u64> = naive[..=d].iter().map(|c| c.0).collect();
         prop_assert_eq!(counted, all);
         let kept = d % 2 == 1;
-        let back = merges.walk_back(0, d, kept, &limits, |_| ()).unwrap();
+        let mut lists = WalkLists::default();
+        let back = merges.walk_back(0, d, kept, &mut lists, &limits, |_| ()).unwrap();
         let listed = if kept { naive[d].1 } else { 0 };
         prop_assert_eq!(back.at_depth.len() as u64, listed);
         for (i, c) in naive.iter().enumerate() {

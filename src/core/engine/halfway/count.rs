@@ -1,0 +1,268 @@
+//! The count of distinct states at each depth: a walk over the sets of
+//! pairs (bottom, top), keeping for each the distinct sets of buried cards
+//! its pairs can share out, bit-sliced so that the sets clear of a new
+//! pair's cards are found 64 at a time.
+
+use super::CHECK_EVERY;
+use super::merges::{Merges, PartChunk};
+use crate::engine::board::bits;
+use crate::engine::limits::{Limits, SearchError};
+use crate::engine::state::MAX_CELLS;
+
+/// The sets of buried cards each pair (bottom, top) can take, by size.
+struct PairSets {
+    /// Entries `size << 16 | set`, for each pair `bottom * 16 + top`, sorted.
+    sets: Vec<Vec<u32>>,
+    /// For each pair and size k, how many of its sets have k cards or fewer.
+    within: Vec<[u32; MAX_CELLS + 1]>,
+    /// For each bottom and size k, the tops whose pair takes a set of size ≤ k.
+    tops_within: Vec<[u16; MAX_CELLS + 1]>,
+}
+
+impl Merges {
+    /// The pairs' sets of buried cards, up to `max_buried` cards each.
+    fn pair_sets(&self, max_buried: usize) -> PairSets {
+        let mut sets = vec![Vec::new(); MAX_CELLS * MAX_CELLS];
+        for set in 1..=self.all() {
+            let size = set.count_ones() as usize;
+            if size < 2 || size > max_buried + 2 {
+                continue;
+            }
+            for top in bits(set) {
+                for bottom in bits(self.stacks[set as usize][top]) {
+                    let buried = set & !(1 << top | 1 << bottom);
+                    sets[bottom * MAX_CELLS + top].push(((size as u32 - 2) << 16) | buried as u32);
+                }
+            }
+        }
+        let mut tops_within = vec![[0u16; MAX_CELLS + 1]; MAX_CELLS];
+        let mut within = vec![[0u32; MAX_CELLS + 1]; MAX_CELLS * MAX_CELLS];
+        for (pair, list) in sets.iter_mut().enumerate() {
+            list.sort_unstable();
+            for &entry in list.iter() {
+                for count in &mut within[pair][(entry >> 16) as usize..] {
+                    *count += 1;
+                }
+            }
+            if let Some(&first) = list.first() {
+                let (bottom, top) = (pair / MAX_CELLS, pair % MAX_CELLS);
+                for tops in &mut tops_within[bottom][(first >> 16) as usize..] {
+                    *tops |= 1 << top;
+                }
+            }
+        }
+        PairSets {
+            sets,
+            within,
+            tops_within,
+        }
+    }
+
+    /// Distinct states reachable in exactly d moves, for d = 0..=`depth`.
+    pub fn count_states(&self, depth: usize, limits: &Limits) -> Result<Vec<u64>, SearchError> {
+        let depth = depth.min(self.n.saturating_sub(1));
+        let pairs = self.pair_sets(depth.saturating_sub(1));
+        let mut walk = PairWalk {
+            pairs: &pairs,
+            all: self.all(),
+            depth,
+            counts: vec![0; depth + 1],
+            seen: vec![0; 1 << 10],
+            families: vec![Vec::new(); depth + 2],
+            holders: vec![Vec::new(); depth + 2],
+            avail: vec![Vec::new(); depth + 2],
+            filled: Vec::new(),
+            nodes: 0,
+            limits,
+        };
+        walk.families[0].push(0);
+        walk.visit(0, 0, 0)?;
+        Ok(walk.counts)
+    }
+}
+
+/// 64 entries of a family, bit-sliced: which hold each card, and which
+/// have each number of cards or fewer.
+type Chunk = ([u64; MAX_CELLS], [u64; MAX_CELLS + 1]);
+
+/// The walk over sets of pairs that counts distinct states.
+struct PairWalk<'a> {
+    pairs: &'a PairSets,
+    all: u16,
+    depth: usize,
+    counts: Vec<u64>,
+    /// Bit per set of cards: already in the family being built.
+    seen: Vec<u64>,
+    /// The family of buried-card sets of each set of pairs along the walk,
+    /// by its number of pairs, each sorted by size, as entries
+    /// `size << 16 | set`.
+    families: Vec<Vec<u32>>,
+    /// For each number of pairs, the family bit-sliced by card and by size.
+    holders: Vec<Vec<Chunk>>,
+    /// For each number of pairs, the sets the next pair can take.
+    avail: Vec<Vec<u32>>,
+    /// Unions at the last depth, to clear from `seen`.
+    filled: Vec<u16>,
+    nodes: usize,
+    limits: &'a Limits,
+}
+
+impl PairWalk<'_> {
+    /// Visits a set of `pairs` pairs using the cards `used`, whose family of
+    /// buried-card sets is `families[pairs]`; further pairs have bottoms
+    /// from `first_bottom` on, so each set of pairs is visited once.
+    fn visit(&mut self, pairs: usize, used: u16, first_bottom: usize) -> Result<(), SearchError> {
+        self.nodes += 1;
+        if self.nodes.is_multiple_of(CHECK_EVERY) {
+            self.limits.check_cancel()?;
+        }
+        let family = std::mem::take(&mut self.families[pairs]);
+        // Each (pairs, buried set) is one state: the buried cards and the
+        // pairs fix every cell's top.
+        for &entry in &family {
+            self.counts[pairs + (entry >> 16) as usize] += 1;
+        }
+        let fewest = (family[0] >> 16) as usize;
+        if pairs + 1 + fewest <= self.depth {
+            self.extend(pairs, used, first_bottom, &family)?;
+        }
+        self.families[pairs] = family;
+        Ok(())
+    }
+
+    /// Visits every set of `pairs + 1` pairs made by adding one pair to
+    /// these, whose family is `family`.
+    fn extend(
+        &mut self,
+        pairs: usize,
+        used: u16,
+        first_bottom: usize,
+        family: &[u32],
+    ) -> Result<(), SearchError> {
+        let fewest = (family[0] >> 16) as usize;
+        let room = self.depth - pairs - 1;
+        // Only sets with room for a pair beside them.
+        let fits = family.partition_point(|&e| (e >> 16) as usize <= room);
+        let free = self.all & !used;
+        let low_bits = ((1u32 << first_bottom) - 1) as u16;
+        // Bit-sliced family: holders[j][c] has bit i when entry 64j + i
+        // holds card c, so the entries clear of a set of cards are found
+        // 64 at a time; sized[j][k] has those of k cards or fewer.
+        let chunks = fits.div_ceil(64);
+        let mut holders = std::mem::take(&mut self.holders[pairs]);
+        holders.clear();
+        holders.resize(chunks, ([0; MAX_CELLS], [0; MAX_CELLS + 1]));
+        let mut upto = [0usize; MAX_CELLS + 1];
+        for (i, &entry) in family[..fits].iter().enumerate() {
+            let held = &mut holders[i / 64].0;
+            for card in bits(entry as u16) {
+                held[card] |= 1 << (i % 64);
+            }
+            upto[(entry >> 16) as usize] += 1;
+        }
+        // The family is sorted by size, so those of k cards or fewer come
+        // first.
+        for k in 0..=room {
+            if k > 0 {
+                upto[k] += upto[k - 1];
+            }
+            for (j, (_, sized)) in holders.iter_mut().enumerate() {
+                sized[k] = PartChunk::upto(upto[k], j);
+            }
+        }
+        let mut out = std::mem::take(&mut self.families[pairs + 1]);
+        let mut avail = std::mem::take(&mut self.avail[pairs]);
+        let mut filled = std::mem::take(&mut self.filled);
+        for bottom in bits(free & !low_bits) {
+            let tops = free & self.pairs.tops_within[bottom][room - fewest] & !(1 << bottom);
+            for top in bits(tops) {
+                let pair = bottom * MAX_CELLS + top;
+                let sets = &self.pairs.sets[pair];
+                let taken = used | 1 << bottom | 1 << top;
+                // The pair's sets clear of the cards already taken, among
+                // the `fitting` ones small enough to sit beside the
+                // family's smallest.
+                let fitting = self.pairs.within[pair][room - fewest] as usize;
+                // Branch-free: whether a set is clear is a coin toss to the
+                // branch predictor.
+                if avail.len() < fitting {
+                    avail.resize(fitting, 0);
+                }
+                let mut kept = 0;
+                for &x in &sets[..fitting] {
+                    avail[kept] = x;
+                    kept += (x as u16 & taken == 0) as usize;
+                }
+                if kept == 0 {
+                    continue;
+                }
+                out.clear();
+                // With one set for the pair, every union is new.
+                let single = kept == 1;
+                let mut deepest = 0u64;
+                for &more in &avail[..kept] {
+                    let x = more as u16;
+                    // Entries of `room_left` cards fill the room: their unions
+                    // are states at the last depth, counted, not visited.
+                    let room_left = room - (more >> 16) as usize;
+                    for (j, (held, sized)) in holders.iter().enumerate() {
+                        let mut clear = sized[room_left] & !(held[bottom] | held[top]);
+                        for card in bits(x) {
+                            clear &= !held[card];
+                        }
+                        let fewer = if room_left == 0 {
+                            0
+                        } else {
+                            sized[room_left - 1]
+                        };
+                        if single {
+                            deepest += (clear & !fewer).count_ones() as u64;
+                            clear &= fewer;
+                        }
+                        while clear != 0 {
+                            let i = 64 * j + clear.trailing_zeros() as usize;
+                            clear &= clear - 1;
+                            let buried = family[i];
+                            let union = buried as u16 | x;
+                            if !single {
+                                let (word, bit) = (union as usize >> 6, 1u64 << (union & 63));
+                                if self.seen[word] & bit != 0 {
+                                    continue;
+                                }
+                                self.seen[word] |= bit;
+                                if fewer >> (i % 64) & 1 == 0 {
+                                    deepest += 1;
+                                    filled.push(union);
+                                    continue;
+                                }
+                            }
+                            out.push((buried + (more & 0xffff_0000)) | union as u32);
+                        }
+                    }
+                }
+                self.counts[self.depth] += deepest;
+                if !single {
+                    for &entry in &out {
+                        let u = entry as u16;
+                        self.seen[u as usize >> 6] &= !(1u64 << (u & 63));
+                    }
+                    for &u in &filled {
+                        self.seen[u as usize >> 6] &= !(1u64 << (u & 63));
+                    }
+                    filled.clear();
+                }
+                if !out.is_empty() {
+                    out.sort_unstable();
+                    self.families[pairs + 1] = out;
+                    self.visit(pairs + 1, taken, bottom + 1)?;
+                    out = std::mem::take(&mut self.families[pairs + 1]);
+                }
+            }
+        }
+        self.holders[pairs] = holders;
+        self.filled = filled;
+        self.avail[pairs] = avail;
+        self.families[pairs + 1] = out;
+        Ok(())
+    }
+}

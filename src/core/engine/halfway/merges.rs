@@ -1,0 +1,465 @@
+//! The table of merges: for every set of a puzzle's cards, the stacks it
+//! can become, filled size by size from pairs of smaller sets or from
+//! splits, whichever costs less.
+
+use super::CHECK_EVERY;
+use crate::engine::board::{Layout, bits, connected};
+use crate::engine::limits::{Limits, SearchError};
+use crate::engine::state::{MAX_CELLS, State};
+
+/// For every set of a puzzle's cards, the stacks it can become: which card
+/// ends on top, and on which card's cell (the card at the bottom, which never
+/// moved). Cards are numbered as in [`Layout`]: by cell, occupied cells only.
+pub struct Merges {
+    /// Cards in the puzzle.
+    pub(super) n: usize,
+    /// Card → the cards it flocks with.
+    pub(super) flock: [u16; MAX_CELLS],
+    /// Card → the cards whose cells share its row or column.
+    pub(super) line: [u16; MAX_CELLS],
+    /// Card → its cell.
+    pub(super) cell: [u8; MAX_CELLS],
+    /// Set of cards → for each top, the set of possible bottoms (empty when
+    /// that card cannot end on top). All zero for a set that cannot become
+    /// one stack.
+    pub(super) stacks: Vec<[u16; MAX_CELLS]>,
+    /// The layout of the puzzle, for the boards of the tension.
+    pub(super) layout: Layout,
+    /// Top → the sets that can become one stack with it on top.
+    with_top: Vec<Vec<u16>>,
+    /// Set of cards → the cards it can have on top, and at the bottom, as
+    /// one stack: a small table that rules out most splits at once.
+    pub(super) ends: Vec<(u16, u16)>,
+    /// The sets that can become one stack.
+    pub(super) parts: Vec<u16>,
+    /// Set of cards → the cards that flock with one of them.
+    flock_of: Vec<u16>,
+    /// Set of cards → the cards whose cells share a line with one of theirs.
+    line_of: Vec<u16>,
+}
+
+impl Merges {
+    /// The table of a state's tops (each taken as a one-card stack).
+    pub fn new(state: &State, limits: &Limits) -> Result<Merges, SearchError> {
+        let mut merges = Merges::blank(state, limits)?;
+        merges.fill(limits)?;
+        Ok(merges)
+    }
+
+    /// The table with only the one-card stacks filled in.
+    fn blank(state: &State, limits: &Limits) -> Result<Merges, SearchError> {
+        let (layout, root) = Layout::new(state);
+        let n = layout.cards().len();
+        let grid = state.grid();
+        let mut cell = [0u8; MAX_CELLS];
+        for c in bits(root.occupied()) {
+            cell[root.top(c).expect("occupied")] = c as u8;
+        }
+        let mut line = [0u16; MAX_CELLS];
+        for (a, mask) in line.iter_mut().enumerate().take(n) {
+            for b in 0..n {
+                if a != b && grid.in_line(cell[a] as usize, cell[b] as usize) {
+                    *mask |= 1 << b;
+                }
+            }
+        }
+        let flock = *layout.flock_masks();
+        limits.check(Self::bytes_for(n))?;
+        let mut stacks = vec![[0u16; MAX_CELLS]; 1 << n];
+        for (i, s) in stacks.iter_mut().enumerate().skip(1) {
+            if i.is_power_of_two() {
+                let c = i.trailing_zeros() as usize;
+                s[c] = 1 << c;
+            }
+        }
+        // The cards any of a set's cards flocks with, or shares a line with.
+        let mut flock_of = vec![0u16; 1 << n];
+        let mut line_of = vec![0u16; 1 << n];
+        for set in 1..1usize << n {
+            let (low, rest) = (set.trailing_zeros() as usize, set & (set - 1));
+            flock_of[set] = flock_of[rest] | flock[low];
+            line_of[set] = line_of[rest] | line[low];
+        }
+        Ok(Merges {
+            n,
+            flock,
+            line,
+            cell,
+            stacks,
+            layout,
+            with_top: vec![Vec::new(); n],
+            ends: Vec::new(),
+            parts: Vec::new(),
+            flock_of,
+            line_of,
+        })
+    }
+
+    /// The table with every size filled one way: from pairs, or from splits.
+    #[cfg(test)]
+    fn forced(state: &State, pairs: bool) -> Merges {
+        let limits = Limits::default();
+        let mut m = Merges::blank(state, &limits).unwrap();
+        m.fill_by(&limits, |_, _| pairs).unwrap();
+        m
+    }
+
+    /// Bytes the table of `n` cards takes.
+    fn bytes_for(n: usize) -> usize {
+        (1usize << n) * std::mem::size_of::<[u16; MAX_CELLS]>()
+    }
+
+    /// Cards in the puzzle.
+    pub fn cards(&self) -> usize {
+        self.n
+    }
+
+    /// The bottoms `set` can have as one stack with `top` on top.
+    #[inline]
+    pub fn bottoms(&self, set: u16, top: usize) -> u16 {
+        self.stacks[set as usize][top]
+    }
+
+    /// Whether `set` can become one stack at all.
+    #[inline]
+    pub fn can_merge(&self, set: u16) -> bool {
+        self.stacks[set as usize] != [0; MAX_CELLS]
+    }
+
+    /// Fills the table size by size, so every part of a set is known before
+    /// the set. A set becomes one stack by a last move of one part's stack
+    /// onto the other's, so it splits into two parts that can each become
+    /// one stack, whose bottoms share a line and whose tops flock.
+    ///
+    /// Each size is filled the cheaper of two ways: from the sets of that
+    /// size, trying every split (few cards, or many sets that can merge, as
+    /// in a random deal), or from the pairs of smaller sets that can merge
+    /// (the puzzles E5 favours, where a few thousand of the 65 536 sets of
+    /// 16 cards can, so most splits would be tried for nothing).
+    fn fill(&mut self, limits: &Limits) -> Result<(), SearchError> {
+        self.fill_by(limits, |split_cost, pair_cost| pair_cost < split_cost * 8)
+    }
+
+    /// [`Merges::fill`], choosing for each size by `from_pairs(split_cost,
+    /// pair_cost)` (the tests force each way).
+    fn fill_by(
+        &mut self,
+        limits: &Limits,
+        from_pairs: impl Fn(usize, usize) -> bool,
+    ) -> Result<(), SearchError> {
+        let n = self.n;
+        let mut by_size: Vec<Vec<Part>> = vec![Vec::new(); n + 1];
+        if n > 0 {
+            by_size[1] = (0..n).map(|c| self.part(1 << c)).collect();
+        }
+        let mut slices: Vec<Vec<PartChunk>> = vec![Vec::new(); n + 1];
+        if n > 0 {
+            slices[1] = PartChunk::slice(&by_size[1]);
+        }
+        for size in 2..=n {
+            limits.check_cancel()?;
+            let split_cost = binomial(n, size) << (size - 1);
+            let pair_cost: usize = (1..=size / 2)
+                .map(|k| by_size[k].len() * by_size[size - k].len())
+                .sum();
+            let sets: Vec<u16> = if from_pairs(split_cost, pair_cost) {
+                let mut made = self.fill_from_pairs(size, &by_size, &slices, limits)?;
+                made.sort_unstable();
+                made.dedup();
+                made
+            } else {
+                self.fill_from_splits(size, limits)?;
+                sets_of_size(n, size).collect()
+            };
+            by_size[size] = sets
+                .into_iter()
+                .filter(|&set| self.can_merge(set))
+                .map(|set| self.part(set))
+                .collect();
+            slices[size] = PartChunk::slice(&by_size[size]);
+        }
+        self.ends = vec![(0, 0); 1 << n];
+        for part in by_size.iter().flatten() {
+            for t in bits(part.tops) {
+                self.with_top[t].push(part.set);
+            }
+            self.ends[part.set as usize] = (part.tops, part.bottoms);
+            self.parts.push(part.set);
+        }
+        Ok(())
+    }
+
+    /// Fills the sets of `size` cards from every pair of disjoint smaller
+    /// sets that can merge and whose sizes add up; returns the sets met.
+    fn fill_from_pairs(
+        &mut self,
+        size: usize,
+        by_size: &[Vec<Part>],
+        slices: &[Vec<PartChunk>],
+        limits: &Limits,
+    ) -> Result<Vec<u16>, SearchError> {
+        let mut made = Vec::new();
+        for k in 1..=size / 2 {
+            let (small, large) = (&by_size[k], &by_size[size - k]);
+            for (i, a) in small.iter().enumerate() {
+                if i % CHECK_EVERY == 0 {
+                    limits.check_cancel()?;
+                }
+                for (j, chunk) in slices[size - k].iter().enumerate() {
+                    // The parts clear of `a`'s cards, with a top flocking
+                    // with a top of `a` and a bottom in line with one of
+                    // its bottoms (both relations are symmetric, so one test
+                    // serves both directions of the move). Equal sizes: each
+                    // unordered pair once, the larger set second.
+                    let mut fits = chunk.parts;
+                    if k == size - k {
+                        fits &= !PartChunk::upto(i + 1, j);
+                    }
+                    for card in bits(a.set) {
+                        fits &= !chunk.holding[card];
+                    }
+                    let near =
+                        |cards: u16, has: &[u64; MAX_CELLS]| bits(cards).fold(0, |m, c| m | has[c]);
+                    if fits != 0 {
+                        fits &= near(a.near_tops, &chunk.tops);
+                    }
+                    if fits != 0 {
+                        fits &= near(a.near_bottoms, &chunk.bottoms);
+                    }
+                    for at in bits64(fits) {
+                        let b = &large[64 * j + at];
+                        let mut out = self.stacks[(a.set | b.set) as usize];
+                        self.join_parts(a, b, &mut out);
+                        self.join_parts(b, a, &mut out);
+                        self.stacks[(a.set | b.set) as usize] = out;
+                        made.push(a.set | b.set);
+                    }
+                }
+            }
+        }
+        Ok(made)
+    }
+
+    /// Fills the sets of `size` cards by trying every split of each.
+    fn fill_from_splits(&mut self, size: usize, limits: &Limits) -> Result<(), SearchError> {
+        for (i, set) in sets_of_size(self.n, size).enumerate() {
+            if i % CHECK_EVERY == 0 {
+                limits.check_cancel()?;
+            }
+            // Every move joins stacks in line and tops that flock, so the
+            // cells and the cards of a stack are connected both ways.
+            if !connected(set, &self.line) || !connected(set, &self.flock) {
+                continue;
+            }
+            let mut out = [0u16; MAX_CELLS];
+            let low = set & set.wrapping_neg();
+            // Each split once, with the lowest card in `a`; both parts may move.
+            let rest = set & !low;
+            let mut sub = rest;
+            loop {
+                let a = low | sub;
+                let b = set & !a;
+                if b != 0 && self.can_merge(a) && self.can_merge(b) {
+                    self.join(a, b, &mut out);
+                    self.join(b, a, &mut out);
+                }
+                if sub == 0 {
+                    break;
+                }
+                sub = (sub - 1) & rest;
+            }
+            self.stacks[set as usize] = out;
+        }
+        Ok(())
+    }
+
+    /// A set that can merge, with what a move onto or off it needs.
+    fn part(&self, set: u16) -> Part {
+        let entry = &self.stacks[set as usize];
+        let (mut tops, mut bottoms) = (0u16, 0u16);
+        for t in bits(set) {
+            if entry[t] != 0 {
+                tops |= 1 << t;
+                bottoms |= entry[t];
+            }
+        }
+        Part {
+            set,
+            tops,
+            bottoms,
+            near_tops: self.flock_of[tops as usize],
+            near_bottoms: self.line_of[bottoms as usize],
+        }
+    }
+
+    /// Adds to `out` the stacks made by moving `a`'s stack onto `b`'s.
+    #[inline]
+    fn join(&self, a: u16, b: u16, out: &mut [u16; MAX_CELLS]) {
+        let sa = &self.stacks[a as usize];
+        let sb = &self.stacks[b as usize];
+        for t in bits(a) {
+            let from = sa[t];
+            if from == 0 {
+                continue;
+            }
+            // Bottoms of `b` under a top that flocks with t...
+            let under = bits(self.flock[t] & b).fold(0, |m, u| m | sb[u]);
+            // ...in line with a bottom `a`'s stack can have.
+            out[t] |= under & self.line_of[from as usize];
+        }
+    }
+
+    /// [`Merges::join`] for two parts, whose tops are known.
+    #[inline]
+    fn join_parts(&self, a: &Part, b: &Part, out: &mut [u16; MAX_CELLS]) {
+        let sa = &self.stacks[a.set as usize];
+        let sb = &self.stacks[b.set as usize];
+        // Tops of `a` that flock with a top of `b`.
+        for t in bits(a.tops & b.near_tops) {
+            let under = bits(self.flock[t] & b.tops).fold(0, |m, u| m | sb[u]);
+            out[t] |= under & self.line_of[sa[t] as usize];
+        }
+    }
+
+    /// The set of all the puzzle's cards.
+    pub fn all_cards(&self) -> u16 {
+        self.all()
+    }
+
+    /// [`Merges::all_cards`], for the other parts of the module.
+    pub(super) fn all(&self) -> u16 {
+        if self.n == 0 {
+            0
+        } else {
+            u16::MAX >> (16 - self.n)
+        }
+    }
+}
+
+/// A set of cards that can become one stack, as the table's fill sees it.
+#[derive(Copy, Clone)]
+struct Part {
+    set: u16,
+    /// The cards that can end on top.
+    tops: u16,
+    /// The cards that can end at the bottom.
+    bottoms: u16,
+    /// The cards that flock with a possible top.
+    near_tops: u16,
+    /// The cards whose cells share a line with a possible bottom's.
+    near_bottoms: u16,
+}
+
+/// 64 parts of one size, bit-sliced: which hold each card, have it on
+/// top, have it at the bottom.
+#[derive(Clone)]
+pub(super) struct PartChunk {
+    /// The parts in this chunk.
+    parts: u64,
+    holding: [u64; MAX_CELLS],
+    tops: [u64; MAX_CELLS],
+    bottoms: [u64; MAX_CELLS],
+}
+
+impl PartChunk {
+    /// The parts, 64 to a chunk.
+    fn slice(parts: &[Part]) -> Vec<PartChunk> {
+        parts
+            .chunks(64)
+            .map(|few| {
+                let mut chunk = PartChunk {
+                    parts: PartChunk::upto(few.len(), 0),
+                    holding: [0; MAX_CELLS],
+                    tops: [0; MAX_CELLS],
+                    bottoms: [0; MAX_CELLS],
+                };
+                for (i, part) in few.iter().enumerate() {
+                    for (has, cards) in [
+                        (&mut chunk.holding, part.set),
+                        (&mut chunk.tops, part.tops),
+                        (&mut chunk.bottoms, part.bottoms),
+                    ] {
+                        for c in bits(cards) {
+                            has[c] |= 1 << i;
+                        }
+                    }
+                }
+                chunk
+            })
+            .collect()
+    }
+
+    /// The parts before index `k` of the whole list, among chunk `j`'s.
+    pub(super) fn upto(k: usize, j: usize) -> u64 {
+        match k.saturating_sub(64 * j) {
+            0 => 0,
+            m if m >= 64 => !0,
+            m => (1u64 << m) - 1,
+        }
+    }
+}
+
+/// The set bits of a 64-bit mask, lowest first.
+fn bits64(mut mask: u64) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        (mask != 0).then(|| {
+            let i = mask.trailing_zeros() as usize;
+            mask &= mask - 1;
+            i
+        })
+    })
+}
+
+/// n choose k.
+fn binomial(n: usize, k: usize) -> usize {
+    (0..k).fold(1, |acc, i| acc * (n - i) / (i + 1))
+}
+
+/// The sets of `size` of the cards 0..n, in increasing order.
+fn sets_of_size(n: usize, size: usize) -> impl Iterator<Item = u16> {
+    let first = if size == 0 { 0u32 } else { (1u32 << size) - 1 };
+    let end = 1u32 << n;
+    std::iter::successors(Some(first), |&set| {
+        if set == 0 {
+            return None;
+        }
+        // The next set with as many bits (Gosper's hack).
+        let low = set & set.wrapping_neg();
+        let ripple = set + low;
+        Some((((ripple ^ set) >> 2) / low) | ripple)
+    })
+    .take_while(move |&set| set < end)
+    .map(|set| set as u16)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::deal::deal;
+    use crate::engine::notation::parse_state;
+
+    #[test]
+    fn both_fills_give_the_same_table() {
+        let mut states: Vec<State> = (0..4).map(deal).collect();
+        for text in [
+            "KS2D2C3H7C8D4HADAC6HJSTS7HTD6D5H",
+            "9D3H2HKC6S4DJC7SAC3C9SQC4H7DADKH",
+        ] {
+            states.push(parse_state(text, None).unwrap());
+        }
+        for state in &states {
+            let by_pairs = Merges::forced(state, true);
+            let by_splits = Merges::forced(state, false);
+            let chosen = Merges::new(state, &Limits::default()).unwrap();
+            let stacks = by_splits
+                .stacks
+                .iter()
+                .filter(|s| **s != [0; MAX_CELLS])
+                .count();
+            // Every card alone, and some larger sets.
+            assert!(stacks > 16, "{stacks} sets can merge");
+            assert!(by_pairs.stacks == by_splits.stacks);
+            assert!(chosen.stacks == by_splits.stacks);
+        }
+    }
+}

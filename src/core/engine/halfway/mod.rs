@@ -1,0 +1,170 @@
+//! The exact halfway ratio without the state space: counted from the sets
+//! of cards that can become one stack.
+//!
+//! Legality of a move depends only on the two stacks it joins (their tops and
+//! cells), so moves on disjoint stacks commute, and a state is a set of
+//! stacks each built independently from its own cards. That gives two exact
+//! counts that never list the layers of the state space:
+//!
+//! - **Distinct states at each depth up to the halfway depth.** A state is
+//!   its *pairs* (a stack of two or more cards: the card at the bottom, whose
+//!   cell it occupies, and its top) and its *buried* cards (those neither a
+//!   top nor a bottom); the other cards are one-card stacks. A state is
+//!   reachable iff its buried cards can be shared out among its pairs so
+//!   that each pair's cards can become that stack. The count walks the sets
+//!   of pairs, keeping for each the distinct sets of buried cards
+//!   ([`Merges`] knows which cards each pair can take), bit-sliced so that
+//!   the sets clear of a new pair's cards are found 64 at a time; the states
+//!   at the last depth are counted, never stored.
+//! - **Solvable states at the halfway depth.** Walking back from one stack,
+//!   each step splits one stack into two that could have merged into it. A
+//!   state met this way is reachable (each stack can be built) and solvable
+//!   (the walk came from one stack), and every solvable state is met. Only
+//!   solvable states are visited, which for the puzzles E5 favours are few.
+//!   Each depth's groupings (which cards are in which stack) are kept in
+//!   64-bit words by their set of bottoms, so that a set's repeats are
+//!   dropped in the cache with a small hash set, and the set is finished as
+//!   soon as the last set of bottoms that can lead to it is split.
+//!
+//! Both agree with [`crate::engine::analysis`] state for state; the tests and
+//! the property tests check them against it.
+//!
+//! The parts: [`Merges`], the table of the stacks each set of cards can
+//! become (`merges`); the count of distinct states by sets of pairs
+//! (`count`); the walk back and the tension (`walk`), with the splits of
+//! each stack it meets (`split`). Here: the counts together, and the words
+//! the walk back keeps its groupings in.
+
+mod count;
+mod merges;
+mod split;
+mod walk;
+
+pub use merges::Merges;
+pub use walk::{Solvable, WalkLists};
+
+use crate::engine::analysis::ratio;
+use crate::engine::limits::{Limits, SearchError};
+use crate::engine::state::State;
+
+/// The exact counts at the halfway depth of a puzzle.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Halfway {
+    /// Stacks in the puzzle.
+    pub stacks: usize,
+    /// The halfway depth ⌊stacks/2⌋.
+    pub depth: usize,
+    /// Distinct states reachable in exactly d moves, for d = 0..=depth.
+    pub states: Vec<u64>,
+    /// How many states at the halfway depth are solvable.
+    pub solvable: u64,
+    /// Mean Browne tension of the solvable states at the halfway depth
+    /// (`None` when there are none with moves, or when not asked for).
+    pub tension: Option<f64>,
+}
+
+impl Halfway {
+    /// Distinct states at the halfway depth.
+    pub fn halfway_states(&self) -> u64 {
+        self.states[self.depth]
+    }
+
+    /// Solvable ÷ distinct states at the halfway depth (0 when there are none).
+    pub fn ratio(&self) -> f64 {
+        ratio(self.solvable, self.halfway_states())
+    }
+}
+
+/// The exact halfway ratio of a state, its numerator and denominator, and
+/// the midgame tension when `tension` is asked for (it costs a look at every
+/// move of every solvable state), within `limits`.
+pub fn halfway(state: &State, tension: bool, limits: &Limits) -> Result<Halfway, SearchError> {
+    let merges = Merges::new(state, limits)?;
+    let depth = merges.n / 2;
+    let states = merges.count_states(depth, limits)?;
+    let mut lists = WalkLists::default();
+    let solvable = merges.walk_back(depth, depth, tension, &mut lists, limits, |_| ())?;
+    let tension = if tension {
+        merges.tension(&solvable, limits)?
+    } else {
+        None
+    };
+    Ok(Halfway {
+        stacks: merges.n,
+        depth,
+        states,
+        solvable: solvable.count(depth).unwrap_or(0),
+        tension,
+    })
+}
+
+/// Sets between two looks at the cancel switch.
+const CHECK_EVERY: usize = 1 << 12;
+
+/// A stack grouping on the walk back from one stack, as a word beside its
+/// set of bottoms (the cards whose cells are occupied): the nibble of each
+/// bottom holds the top of its stack, the nibble of every other card the
+/// bottom of the stack it is in. Sixteen nibbles in all, so one `u64`.
+///
+/// The walk keeps each depth's groupings by their set of bottoms: a set's
+/// groupings are few enough to deduplicate in the cache, and one board's
+/// groupings share their bottoms.
+type Word = u64;
+
+/// One in the nibble of each card of `set`.
+#[inline]
+fn ones(set: u16) -> u64 {
+    let mut x = set as u64;
+    x = (x | x << 24) & 0x0000_00ff_0000_00ff;
+    x = (x | x << 12) & 0x000f_000f_000f_000f;
+    x = (x | x << 6) & 0x0303_0303_0303_0303;
+    (x | x << 3) & 0x1111_1111_1111_1111
+}
+
+/// The cards whose nibble in `w` is `bottom`: with `bottom`, its stack,
+/// once the other bottoms (whose nibbles are tops) are left out.
+#[inline]
+fn owned_by(w: Word, bottom: usize) -> u16 {
+    zero_nibbles(w ^ (ones(u16::MAX) * bottom as u64))
+}
+
+/// The nibble of `card` in `w`.
+#[inline]
+fn nibble(w: Word, card: usize) -> usize {
+    (w >> (4 * card) & 0xf) as usize
+}
+
+/// Each card's number in its nibble.
+const CARDS: u64 = 0xfedc_ba98_7654_3210;
+
+/// The nibbles of `x` that are zero, as a mask: all sixteen are tested at
+/// once, then the flags are packed.
+#[inline]
+fn zero_nibbles(x: u64) -> u16 {
+    const LOW3: u64 = 0x7777_7777_7777_7777;
+    // The top bit of each nibble, set exactly where the nibble is zero.
+    let zero = !(((x & LOW3) + LOW3) | x | LOW3);
+    let mut m = zero >> 3;
+    m = (m | m >> 3) & 0x0303_0303_0303_0303;
+    m = (m | m >> 6) & 0x000f_000f_000f_000f;
+    m = (m | m >> 12) & 0x0000_00ff_0000_00ff;
+    ((m | m >> 24) & 0xffff) as u16
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::board::bits;
+
+    #[test]
+    fn nibble_masks_round_trip() {
+        for set in [0u16, 1, 0x8000, 0xffff, 0x1234, 0xa5a5, 0x0f0f] {
+            // Nibble 1 off the set, 0 on it: the zero nibbles are the set.
+            assert_eq!(zero_nibbles(ones(!set)), set);
+            assert_eq!(zero_nibbles(ones(!set) * 0xf), set);
+            let w = ones(set) * 7;
+            assert!(bits(set).all(|c| nibble(w, c) == 7));
+            assert_eq!(owned_by(w, 7), set);
+        }
+    }
+}

@@ -1,0 +1,261 @@
+//! The splits of the stacks the walk back meets: each stack's ways of
+//! having been made by its last move, as the bits they flip in a word,
+//! computed once per stack and kept in a cache.
+
+use super::merges::Merges;
+use super::{Word, ones};
+use crate::engine::board::{KeyHasher, bits};
+use crate::engine::state::MAX_CELLS;
+use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
+
+/// The splits of each stack met on the walk back, computed once. A split is
+/// kept as the bits it flips in a word, which depend only on the stack, and
+/// the card that becomes a bottom, so a predecessor costs one xor.
+pub(super) struct SplitCache {
+    /// Set of cards → where its slots begin (`NONE` until it is met). A set
+    /// of k cards has k × k slots, one per (bottom, top), indexed by their
+    /// ranks among the set's cards, so a lookup is two reads.
+    base: Vec<u32>,
+    /// (start, length) of each stack's flips; `NONE` length until computed.
+    slots: Vec<(u32, u32)>,
+    pub(super) flips: Vec<Word>,
+    /// The new bottom of each flip.
+    pub(super) news: Vec<u8>,
+    /// The splits of one set as they are found: slot, new bottom, flip.
+    found: Vec<(u16, u8, Word)>,
+    /// Stacks of large sets asked for by the depth about to be split.
+    asked: Vec<(u16, u8, u8)>,
+    /// Large set → where its halves are listed in `halved` (see
+    /// [`Merges::halves_of`]).
+    halves: HashMap<u16, (u32, u32), BuildHasherDefault<KeyHasher>>,
+    halved: Vec<u16>,
+}
+
+/// An empty entry of the split cache.
+const NONE: u32 = u32::MAX;
+
+/// Cards from which a set's stacks are split only as they are asked for:
+/// a large set has many stacks, few of which the walk meets, and a pass
+/// over its subsets costs 2^k.
+const LARGE: usize = 6;
+
+impl SplitCache {
+    /// An empty cache for `n` cards.
+    pub(super) fn new(n: usize) -> SplitCache {
+        SplitCache {
+            base: vec![NONE; 1 << n],
+            slots: Vec::new(),
+            flips: Vec::new(),
+            news: Vec::new(),
+            found: Vec::new(),
+            asked: Vec::new(),
+            halves: HashMap::default(),
+            halved: Vec::new(),
+        }
+    }
+
+    /// The slot of the stack (`set`, `bottom`, `top`), the set's slots made
+    /// on its first look.
+    #[inline]
+    fn slot(&mut self, set: u16, bottom: usize, top: usize) -> usize {
+        let k = set.count_ones() as usize;
+        let mut base = self.base[set as usize];
+        if base == NONE {
+            base = self.slots.len() as u32;
+            self.base[set as usize] = base;
+            self.slots.resize(self.slots.len() + k * k, (0, NONE));
+        }
+        let rank = |card: usize| (set & ((1u16 << card) - 1)).count_ones() as usize;
+        base as usize + rank(bottom) * k + rank(top)
+    }
+
+    /// The flips of the stack (`set`, `bottom`, `top`), as a range of
+    /// `flips` and `news`. The first look at a small set splits all its
+    /// stacks in one pass; a large set's stack is split alone.
+    #[inline]
+    pub(super) fn of(
+        &mut self,
+        merges: &Merges,
+        set: u16,
+        bottom: usize,
+        top: usize,
+    ) -> std::ops::Range<usize> {
+        let slot = self.slot(set, bottom, top);
+        if self.slots[slot].1 == NONE {
+            if (set.count_ones() as usize) < LARGE {
+                let stacks: Vec<(u8, u8)> = bits(set)
+                    .flat_map(|t| {
+                        bits(merges.bottoms(set, t) & !(1 << t)).map(move |b| (b as u8, t as u8))
+                    })
+                    .collect();
+                merges.splits_of(set, &stacks, self);
+            } else {
+                merges.splits_of(set, &[(bottom as u8, top as u8)], self);
+            }
+        }
+        let (start, len) = self.slots[slot];
+        start as usize..(start + len) as usize
+    }
+
+    /// Notes a stack the next depth will split, when its set is large and
+    /// it is not split yet.
+    #[inline]
+    pub(super) fn ask(&mut self, set: u16, bottom: usize, top: usize) {
+        if (set.count_ones() as usize) < LARGE {
+            return;
+        }
+        let slot = self.slot(set, bottom, top);
+        if self.slots[slot].1 == NONE {
+            // Asked once: the slot stays empty until the set is split.
+            self.slots[slot].1 = NONE - 1;
+            self.asked.push((set, bottom as u8, top as u8));
+        }
+    }
+
+    /// Splits the stacks asked for, each set in one pass.
+    pub(super) fn split_asked(&mut self, merges: &Merges) {
+        let mut asked = std::mem::take(&mut self.asked);
+        asked.sort_unstable();
+        for run in asked.chunk_by(|a, b| a.0 == b.0) {
+            let stacks: Vec<(u8, u8)> = run.iter().map(|&(_, b, t)| (b, t)).collect();
+            merges.splits_of(run[0].0, &stacks, self);
+        }
+        asked.clear();
+        self.asked = asked;
+    }
+
+    /// Bytes the cache takes, roughly.
+    pub(super) fn bytes(&self) -> usize {
+        self.base.len() * 4
+            + self.slots.capacity() * 8
+            + self.flips.capacity() * 9
+            + self.halves.capacity() * 12
+            + self.halved.capacity() * 2
+    }
+}
+
+impl Merges {
+    /// Adds to `out` the parts of `set` that can become one stack while the
+    /// rest of it can too (each split once per part that moved), from the
+    /// sets that can merge when they are fewer than the subsets.
+    fn halves_of(&self, set: u16, out: &mut Vec<u16>) {
+        let whole = |part: u16| {
+            part != set
+                && self.ends[part as usize].0 != 0
+                && self.ends[(set & !part) as usize].1 != 0
+        };
+        if self.parts.len() < 1 << set.count_ones() {
+            out.extend(
+                self.parts
+                    .iter()
+                    .copied()
+                    .filter(|&p| p & !set == 0 && whole(p)),
+            );
+        } else {
+            let mut sub = set;
+            while sub != 0 {
+                if whole(sub) {
+                    out.push(sub);
+                }
+                sub = (sub - 1) & set;
+            }
+        }
+    }
+
+    /// The ways the `stacks` (bottom, top) of the cards `set` can have been
+    /// made by their last move, filled into their slots in `out`: each as
+    /// the bits it flips in a word and the card that becomes a bottom. The
+    /// cards that moved get that card as their bottom, it gets the moved
+    /// top, and the bottom they landed on gets the top under them.
+    fn splits_of(&self, set: u16, stacks: &[(u8, u8)], out: &mut SplitCache) {
+        let k = set.count_ones() as usize;
+        let rank = |card: usize| (set & ((1u16 << card) - 1)).count_ones() as usize;
+        // The tops asked for with each bottom.
+        let mut wanted = [0u16; MAX_CELLS];
+        for &(bottom, top) in stacks {
+            wanted[bottom as usize] |= 1 << top;
+        }
+        let wanted_bottoms = bits(set)
+            .filter(|&b| wanted[b] != 0)
+            .fold(0u16, |m, b| m | 1 << b);
+        let wanted_tops = wanted.iter().fold(0u16, |m, &t| m | t);
+        let mut found = std::mem::take(&mut out.found);
+        found.clear();
+        // `moved` is the stack that moved last (with one of `tops` on top),
+        // `stayed` the one it landed on.
+        let mut split = |moved: u16, tops: u16| {
+            let stayed = set & !moved;
+            let moved_tops = self.ends[moved as usize].0 & tops;
+            let (stayed_tops, stayed_bottoms) = self.ends[stayed as usize];
+            let bottoms = stayed_bottoms & wanted_bottoms;
+            if moved == 0 || stayed == 0 || moved_tops == 0 || bottoms == 0 {
+                return;
+            }
+            for bottom in bits(bottoms) {
+                for top in bits(moved_tops & wanted[bottom]) {
+                    let near = self.flock[top] & stayed_tops;
+                    let from = self.bottoms(moved, top) & self.line[bottom];
+                    if near == 0 || from == 0 {
+                        continue;
+                    }
+                    let slot = (rank(bottom) * k + rank(top)) as u16;
+                    for under in bits(near) {
+                        if self.bottoms(stayed, under) >> bottom & 1 == 0 {
+                            continue;
+                        }
+                        for new in bits(from) {
+                            let owners = ones(moved & !(1 << new)) * (bottom ^ new) as u64;
+                            let flip = owners
+                                | ((bottom ^ top) as u64) << (4 * new)
+                                | ((top ^ under) as u64) << (4 * bottom);
+                            found.push((slot, new as u8, flip));
+                        }
+                    }
+                }
+            }
+        };
+        // With one stack asked for, only the subsets that hold its top and
+        // not its bottom can have moved.
+        let (fixed, rest) = match stacks {
+            [(bottom, top)] => (1u16 << top, set & !(1 << bottom | 1 << top)),
+            _ => (0, set),
+        };
+        if k < LARGE {
+            let mut sub = rest;
+            loop {
+                split(sub | fixed, wanted_tops);
+                if sub == 0 {
+                    break;
+                }
+                sub = (sub - 1) & rest;
+            }
+        } else {
+            // A large set's splits into two parts that can each become one
+            // stack are listed once and read by each of its stacks.
+            let (start, len) = *out.halves.entry(set).or_insert_with(|| {
+                let start = out.halved.len() as u32;
+                self.halves_of(set, &mut out.halved);
+                (start, out.halved.len() as u32 - start)
+            });
+            for &moved in &out.halved[start as usize..(start + len) as usize] {
+                if moved & !(rest | fixed) == 0 && moved & fixed == fixed {
+                    split(moved, wanted_tops);
+                }
+            }
+        }
+        let base = out.base[set as usize] as usize;
+        for &(bottom, top) in stacks {
+            // Asked-for stacks with no split (none: every stack met has one)
+            // still get an empty range.
+            out.slots[base + rank(bottom as usize) * k + rank(top as usize)] = (0, 0);
+        }
+        found.sort_unstable_by_key(|f| f.0);
+        for run in found.chunk_by(|a, b| a.0 == b.0) {
+            out.slots[base + run[0].0 as usize] = (out.flips.len() as u32, run.len() as u32);
+            out.flips.extend(run.iter().map(|f| f.2));
+            out.news.extend(run.iter().map(|f| f.1));
+        }
+        out.found = found;
+    }
+}

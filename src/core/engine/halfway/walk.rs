@@ -1,0 +1,664 @@
+//! The walk back from one stack: the solvable states at each depth, met
+//! by splitting stacks one move at a time, and the midgame tension read
+//! from them.
+
+use super::merges::Merges;
+use super::split::SplitCache;
+use super::{CARDS, CHECK_EVERY, Word, nibble, ones, owned_by, zero_nibbles};
+use crate::engine::board::{Board, KeyHasher, MoveList, bits};
+use crate::engine::limits::{Limits, SearchError};
+use crate::engine::state::MAX_CELLS;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashSet};
+use std::hash::BuildHasherDefault;
+
+/// A set of packed boards.
+type StateSet<K> = HashSet<K, BuildHasherDefault<KeyHasher>>;
+
+/// What the walk back from one stack found: the solvable states at every
+/// depth it reached and, when asked for, the states themselves at one depth
+/// and the next, as packed boards (see [`crate::engine::board`]).
+pub struct Solvable {
+    /// Solvable states at each depth from `lowest` to the last, shallowest first.
+    counts: Vec<u64>,
+    /// The shallowest depth the walk reached.
+    lowest: usize,
+    /// The depth whose states are kept.
+    pub depth: usize,
+    /// The solvable states at `depth`, sorted, when the walk was asked to
+    /// keep them (empty otherwise).
+    pub at_depth: Vec<u128>,
+    /// The solvable states at `depth + 1` (empty past the last depth), when
+    /// the walk was asked to keep them.
+    below: Option<StateSet<u128>>,
+}
+
+impl Solvable {
+    /// Solvable states at depth `d`, if the walk reached it.
+    pub fn count(&self, d: usize) -> Option<u64> {
+        d.checked_sub(self.lowest)
+            .and_then(|i| self.counts.get(i))
+            .copied()
+    }
+}
+
+/// The walk back's lists of groupings by set of bottoms (one per set, 2^16
+/// of them for 16 cards), kept empty between walks by a caller that walks
+/// back again and again. A walk needs three sets of them, and making them
+/// writes megabytes; a search walks back once per step, so keeping one of
+/// these for the whole search saves that at every step (about 6% of a
+/// search's time when it was measured, commit 0d09029). A walk done once
+/// can take a fresh one, `WalkLists::default()`.
+#[derive(Default)]
+pub struct WalkLists {
+    /// Sets of lists, each one empty list per set of bottoms of some
+    /// number of cards.
+    spare: Vec<Vec<Vec<Word>>>,
+}
+
+/// Sets of lists kept for reuse at most.
+const SPARE_LIST_SETS: usize = 4;
+
+impl WalkLists {
+    /// One empty list per set of bottoms of `n` cards, a kept set if there
+    /// is one.
+    fn take(&mut self, n: usize) -> Vec<Vec<Word>> {
+        match self.spare.iter().position(|lists| lists.len() == 1 << n) {
+            Some(at) => self.spare.swap_remove(at),
+            None => vec![Vec::new(); 1 << n],
+        }
+    }
+
+    /// Keeps `lists` for another walk once the sets `used` are emptied (the
+    /// others must be empty, with nothing allocated).
+    fn keep(&mut self, mut lists: Vec<Vec<Word>>, used: &[u16]) {
+        if lists.len() < 1 << 8 {
+            return;
+        }
+        for &bottoms in used {
+            lists[bottoms as usize] = Vec::new();
+        }
+        debug_assert!(lists.iter().all(|words| words.capacity() == 0));
+        if self.spare.len() < SPARE_LIST_SETS {
+            self.spare.push(lists);
+        }
+    }
+}
+
+/// One depth of the walk back: the distinct words of each set of bottoms
+/// (indexed by the set), and how many boards they make.
+struct Level {
+    sets: Vec<Vec<Word>>,
+    /// The sets of bottoms with words, in numeric order.
+    used: Vec<u16>,
+    boards: usize,
+}
+
+impl Level {
+    /// A level with no words, in these lists (one per set of bottoms, all
+    /// empty).
+    fn empty(sets: Vec<Vec<Word>>) -> Level {
+        Level {
+            sets,
+            used: Vec::new(),
+            boards: 0,
+        }
+    }
+
+    /// A level of no cards, holding nothing, where one is needed.
+    fn none() -> Level {
+        Level::empty(vec![Vec::new()])
+    }
+
+    /// Bytes held, roughly.
+    fn bytes(&self) -> usize {
+        self.sets.len() * std::mem::size_of::<Vec<Word>>()
+            + self
+                .used
+                .iter()
+                .map(|&b| self.sets[b as usize].capacity() * 8)
+                .sum::<usize>()
+    }
+}
+
+/// A word no grouping has: it would need every card's nibble to be 15, so
+/// card 15 a bottom with itself on top and every other card in its stack.
+const EMPTY: Word = u64::MAX;
+
+/// An open-addressing set of words, cleared for each use; small enough,
+/// for one set of bottoms, to stay in the cache.
+#[derive(Default)]
+struct WordSet {
+    table: Vec<Word>,
+}
+
+impl WordSet {
+    /// Keeps the first of each word in `words`, in order.
+    fn dedup(&mut self, words: &mut Vec<Word>) {
+        let size = (2 * words.len()).next_power_of_two().max(16);
+        self.table.clear();
+        self.table.resize(size, EMPTY);
+        let shift = 64 - size.trailing_zeros();
+        let mut kept = 0;
+        for i in 0..words.len() {
+            let w = words[i];
+            debug_assert_ne!(w, EMPTY);
+            // Fibonacci hashing: the high bits of the product.
+            let mut at = (w.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> shift) as usize;
+            loop {
+                let held = self.table[at];
+                if held == w {
+                    break;
+                }
+                if held == EMPTY {
+                    self.table[at] = w;
+                    words[kept] = w;
+                    kept += 1;
+                    break;
+                }
+                at = (at + 1) & (size - 1);
+            }
+        }
+        words.truncate(kept);
+    }
+
+    /// Distinct boards among distinct words with these bottoms: the
+    /// distinct tops.
+    fn boards(&mut self, bottoms: u16, words: &[Word], scratch: &mut Vec<Word>) -> usize {
+        let mask = ones(bottoms) * 0xf;
+        scratch.clear();
+        scratch.extend(words.iter().map(|&w| w & mask));
+        self.dedup(scratch);
+        scratch.len()
+    }
+}
+
+/// The groupings of the next depth of the walk back (one move shallower)
+/// while they are made by splitting those of the depth before: for each
+/// set of bottoms, the words made for it so far, repeats and all until it
+/// is compacted, then finished (deduplicated and counted) once no set that
+/// can lead to it is left to split. The finished sets make the next
+/// [`Level`].
+struct NextLevel {
+    /// For each set of bottoms, the words made for it so far.
+    raw: Vec<Vec<Word>>,
+    /// For each set of bottoms, its words after its last compaction.
+    kept: Vec<u32>,
+    /// The sets of bottoms with words, by the set whose split finishes
+    /// them (the last of their sources in numeric order), soonest first.
+    pending: BinaryHeap<Reverse<(u16, u16)>>,
+    set: WordSet,
+    scratch: Vec<Word>,
+    /// What is finished.
+    done: Level,
+    /// Keep only the count of boards, not the words.
+    only_tops: bool,
+    /// Emptied lists, kept for sets of bottoms yet to gather words.
+    spare: Vec<Vec<Word>>,
+}
+
+/// Words a set of bottoms gathers before its repeats are dropped, at least.
+const COMPACT_AT: usize = 1 << 12;
+
+impl NextLevel {
+    /// Ready to gather the groupings of `n` cards, in lists from `lists`.
+    fn new(n: usize, lists: &mut WalkLists) -> NextLevel {
+        NextLevel {
+            raw: lists.take(n),
+            kept: vec![0; 1 << n],
+            pending: BinaryHeap::new(),
+            set: WordSet::default(),
+            scratch: Vec::new(),
+            done: Level::none(),
+            only_tops: false,
+            spare: Vec::new(),
+        }
+    }
+
+    /// Starts a depth, into `sets` (one empty list per set of bottoms, or
+    /// none, to be taken from `lists`; the lists of the depth before are
+    /// reused, which saves clearing megabytes at every step of a search).
+    fn begin(&mut self, only_tops: bool, sets: Vec<Vec<Word>>, lists: &mut WalkLists) {
+        let n = self.raw.len().trailing_zeros() as usize;
+        self.only_tops = only_tops;
+        self.done = if only_tops {
+            lists.keep(sets, &[]);
+            Level::none()
+        } else if sets.len() == 1 << n {
+            Level::empty(sets)
+        } else {
+            Level::empty(lists.take(n))
+        };
+    }
+
+    /// The words gathered for a set of bottoms, in a list from an earlier
+    /// set when it has none yet: fewer lists grow from nothing.
+    fn take(&mut self, bottoms: u16) -> Vec<Word> {
+        let words = std::mem::take(&mut self.raw[bottoms as usize]);
+        if words.capacity() == 0 {
+            self.spare.pop().unwrap_or_default()
+        } else {
+            words
+        }
+    }
+
+    /// Gives back the words of a set of bottoms taken with `take`; `new`
+    /// when it had none before.
+    fn put(&mut self, bottoms: u16, words: Vec<Word>, new: bool) {
+        if words.is_empty() {
+            self.recycle(words);
+            return;
+        }
+        if new {
+            // Its sources are the sets one bottom smaller, the last of
+            // them the set without its lowest bottom.
+            self.pending
+                .push(Reverse((bottoms & (bottoms - 1), bottoms)));
+        }
+        self.raw[bottoms as usize] = words;
+    }
+
+    /// Drops the repeats of a set of bottoms that has gathered many.
+    fn compact(&mut self, bottoms: u16) {
+        let raw = &mut self.raw[bottoms as usize];
+        if raw.len() > COMPACT_AT.max(2 * self.kept[bottoms as usize] as usize) {
+            self.set.dedup(raw);
+            self.kept[bottoms as usize] = raw.len() as u32;
+        }
+    }
+
+    /// Finishes the sets of bottoms whose sources all come before `source`.
+    fn finish_before(&mut self, source: u32) {
+        while let Some(&Reverse((last, bottoms))) = self.pending.peek() {
+            if last as u32 >= source {
+                break;
+            }
+            self.pending.pop();
+            self.finish(bottoms);
+        }
+    }
+
+    /// Finishes a set of bottoms that will gather no more words.
+    fn finish(&mut self, bottoms: u16) {
+        self.kept[bottoms as usize] = 0;
+        let mut words = std::mem::take(&mut self.raw[bottoms as usize]);
+        self.set.dedup(&mut words);
+        if self.only_tops {
+            self.done.boards += words.len();
+        } else {
+            self.done.boards += self.set.boards(bottoms, &words, &mut self.scratch);
+            self.done.sets[bottoms as usize] = words.to_vec();
+            self.done.used.push(bottoms);
+        }
+        self.recycle(words);
+    }
+
+    /// Keeps an emptied list for another set of bottoms.
+    fn recycle(&mut self, mut words: Vec<Word>) {
+        if words.capacity() > 0 && words.capacity() <= COMPACT_AT * 4 && self.spare.len() < 1 << 12
+        {
+            words.clear();
+            self.spare.push(words);
+        }
+    }
+
+    /// The finished depth.
+    fn result(&mut self) -> Level {
+        self.finish_before(u32::MAX);
+        self.done.used.sort_unstable();
+        std::mem::replace(&mut self.done, Level::none())
+    }
+
+    /// Bytes held, roughly.
+    fn bytes(&self) -> usize {
+        self.raw.len() * (std::mem::size_of::<Vec<Word>>() + 4)
+            + self
+                .pending
+                .iter()
+                .map(|Reverse((_, b))| self.raw[*b as usize].capacity() * 8)
+                .sum::<usize>()
+            + self.spare.iter().map(|s| s.capacity() * 8).sum::<usize>()
+            + self.done.bytes()
+    }
+}
+
+/// Predecessors made between two looks at the memory they take.
+const LOOK_EVERY: usize = 1 << 20;
+
+impl Merges {
+    /// Walks back from one stack to depth `lowest`, counting the solvable
+    /// states at every depth and, when `next` is asked for (the tension needs
+    /// them), keeping those at `keep` and `keep + 1` (`keep` ≥ `lowest`).
+    /// `done` hears the solvable states of each depth as it is finished.
+    /// The walk's lists come from `lists` and go back to it.
+    pub fn walk_back(
+        &self,
+        lowest: usize,
+        keep: usize,
+        next: bool,
+        lists: &mut WalkLists,
+        limits: &Limits,
+        mut done: impl FnMut(usize),
+    ) -> Result<Solvable, SearchError> {
+        let n = self.n;
+        let all = self.all();
+        let mut level = Level::empty(lists.take(n));
+        for bottom in 0..n {
+            let words: Vec<Word> = bits(all)
+                .filter(|&top| self.bottoms(all, top) >> bottom & 1 == 1)
+                .map(|top| {
+                    (ones(all & !(1 << bottom)) * bottom as u64) | (top as u64) << (4 * bottom)
+                })
+                .collect();
+            if !words.is_empty() {
+                level.boards += words.len();
+                level.sets[1 << bottom] = words;
+                level.used.push(1 << bottom);
+            }
+        }
+        level.used.sort_unstable();
+        if n == 0 {
+            // No cards: already one stack or fewer, as the analysis has it.
+            level.sets[0].push(0);
+            level.used.push(0);
+            level.boards = 1;
+        }
+        let last = n.saturating_sub(1);
+        let keep = keep.min(last);
+        let lowest = lowest.min(keep);
+        let mut counts = Vec::with_capacity(last + 1 - lowest);
+        let mut at_depth = Vec::new();
+        let mut below: Option<StateSet<u128>> = None;
+        let mut splits = SplitCache::new(n);
+        let mut next_level = NextLevel::new(n, lists);
+        let mut spare_sets = Vec::new();
+        let mut at = last;
+        loop {
+            // Boards are listed only where they are kept.
+            if next && (at == keep || at == keep + 1) {
+                let mut keys: Vec<u128> = level
+                    .used
+                    .iter()
+                    .flat_map(|&b| level.sets[b as usize].iter().map(move |&w| (b, w)))
+                    .map(|(b, w)| self.board_key(b, w))
+                    .collect();
+                keys.sort_unstable();
+                keys.dedup();
+                debug_assert_eq!(keys.len(), level.boards);
+                if at == keep {
+                    at_depth = keys;
+                } else {
+                    let set = below.get_or_insert_with(StateSet::default);
+                    set.reserve(keys.len());
+                    set.extend(keys);
+                }
+            }
+            counts.push(level.boards as u64);
+            done(level.boards);
+            if at == lowest {
+                break;
+            }
+            let fixed = below.as_ref().map_or(0, |b| b.capacity() * 24);
+            // The last depth needs its boards' count only, so only the tops
+            // of its words are kept.
+            let only_tops = at - 1 == lowest && !(next && lowest == keep);
+            // The deep depths meet many stacks of large sets, the shallow
+            // ones few new ones.
+            let ask_first = at + 4 > n;
+            // The lists of the depth before, all emptied, hold the next.
+            next_level.begin(only_tops, std::mem::take(&mut spare_sets), lists);
+            let made = self.split_level(
+                &mut level,
+                &mut next_level,
+                only_tops,
+                ask_first,
+                fixed,
+                &mut splits,
+                limits,
+            )?;
+            spare_sets = std::mem::replace(&mut level, made).sets;
+            at -= 1;
+            if only_tops {
+                counts.push(level.boards as u64);
+                done(level.boards);
+                break;
+            }
+        }
+        // Every list is empty now but those of the last depth's words.
+        lists.keep(std::mem::take(&mut next_level.raw), &[]);
+        lists.keep(spare_sets, &[]);
+        lists.keep(level.sets, &level.used);
+        counts.reverse();
+        Ok(Solvable {
+            counts,
+            lowest,
+            depth: keep,
+            at_depth,
+            below,
+        })
+    }
+
+    /// The groupings one move before those of `level` (freed as it goes),
+    /// or with `only_tops` their boards' count only; `fixed` bytes are held
+    /// besides.
+    ///
+    /// A predecessor's bottoms are its successor's and the card that
+    /// becomes a bottom, so a set of bottoms hears only from the sets one
+    /// card smaller, the last of them in numeric order being the one
+    /// without its lowest card: it is finished when that one is done.
+    #[allow(clippy::too_many_arguments)]
+    fn split_level(
+        &self,
+        level: &mut Level,
+        next: &mut NextLevel,
+        only_tops: bool,
+        ask_first: bool,
+        fixed: usize,
+        splits: &mut SplitCache,
+        limits: &Limits,
+    ) -> Result<Level, SearchError> {
+        let mut held = level.bytes();
+        if ask_first {
+            // Large sets are split once for all the stacks this depth asks.
+            for &bottoms in &level.used {
+                for &w in &level.sets[bottoms as usize] {
+                    for bottom in bits(bottoms & !zero_nibbles(w ^ CARDS)) {
+                        let group = (owned_by(w, bottom) & !bottoms | 1 << bottom) & self.all();
+                        splits.ask(group, bottom, nibble(w, bottom));
+                    }
+                }
+            }
+            splits.split_asked(self);
+        }
+        let mut until_look = 0usize;
+        for &bottoms in &level.used {
+            next.finish_before(bottoms as u32);
+            let words = std::mem::take(&mut level.sets[bottoms as usize]);
+            if until_look == 0 {
+                limits.check(fixed + held + next.bytes() + splits.bytes())?;
+                until_look = LOOK_EVERY;
+            }
+            until_look = until_look
+                .saturating_sub(self.split_words(bottoms, &words, only_tops, splits, next));
+            held -= words.capacity() * 8;
+            for new in bits(self.all() & !bottoms) {
+                next.compact(bottoms | 1 << new);
+            }
+        }
+        level.used.clear();
+        Ok(next.result())
+    }
+
+    /// Adds to `next` the predecessors of `words`, whose bottoms are
+    /// `bottoms`; returns how many were made.
+    fn split_words(
+        &self,
+        bottoms: u16,
+        words: &[Word],
+        only_tops: bool,
+        splits: &mut SplitCache,
+        next: &mut NextLevel,
+    ) -> usize {
+        // The nibbles each new set of bottoms keeps when only tops count.
+        let keep: [Word; MAX_CELLS] = std::array::from_fn(|new| {
+            if only_tops {
+                ones(bottoms | 1 << new) * 0xf
+            } else {
+                !0
+            }
+        });
+        // The sets of bottoms these words lead to, by the card that becomes
+        // a bottom, held here while the words are split.
+        let mut to: [Vec<Word>; MAX_CELLS] = std::array::from_fn(|_| Vec::new());
+        let mut fresh = 0u16;
+        for new in bits(self.all() & !bottoms) {
+            to[new] = next.take(bottoms | 1 << new);
+            if to[new].is_empty() {
+                fresh |= 1 << new;
+            }
+        }
+        let mut made = 0;
+        let mut last: [(u16, usize, std::ops::Range<usize>); MAX_CELLS] =
+            std::array::from_fn(|_| (0, 0, 0..0));
+        for &w in words {
+            // A one-card stack is its own top; the others are split.
+            let alone = zero_nibbles(w ^ CARDS);
+            for bottom in bits(bottoms & !alone) {
+                let group = (owned_by(w, bottom) & !bottoms | 1 << bottom) & self.all();
+                let top = nibble(w, bottom);
+                if group.count_ones() == 2 {
+                    // Two cards split one way: the top moved onto the
+                    // bottom, which a stack of the two proves legal.
+                    let flip = ((bottom ^ top) as u64) << (4 * top)
+                        | ((top ^ bottom) as u64) << (4 * bottom);
+                    to[top].push((w ^ flip) & keep[top]);
+                    made += 1;
+                    continue;
+                }
+                // Neighbouring words often share a stack.
+                let (last_group, last_top, last_range) = &mut last[bottom];
+                if *last_group != group || *last_top != top {
+                    *last_range = splits.of(self, group, bottom, top);
+                    (*last_group, *last_top) = (group, top);
+                }
+                let range = last_range.clone();
+                made += range.len();
+                for (&flip, &new) in splits.flips[range.clone()].iter().zip(&splits.news[range]) {
+                    to[new as usize].push((w ^ flip) & keep[new as usize]);
+                }
+            }
+        }
+        for new in bits(self.all() & !bottoms) {
+            next.put(
+                bottoms | 1 << new,
+                std::mem::take(&mut to[new]),
+                fresh >> new & 1 == 1,
+            );
+        }
+        made
+    }
+
+    /// The packed board of a grouping (bottoms' cells and their tops).
+    /// Cards are numbered in cell order, so the bottoms' tops in card order
+    /// are the tops in cell order.
+    #[inline]
+    fn board_key(&self, bottoms: u16, w: Word) -> u128 {
+        let (mut occ, mut tops, mut shift) = (0u16, 0u128, 16);
+        for bottom in bits(bottoms) {
+            occ |= 1 << self.cell[bottom];
+            tops |= (nibble(w, bottom) as u128) << shift;
+            shift += 4;
+        }
+        occ as u128 | tops
+    }
+
+    /// Midgame tension: the mean of 1 − winning moves ÷ moves over the
+    /// solvable states at the halfway depth (`None` when the walk did not
+    /// keep the solvable states one move further).
+    pub fn tension(
+        &self,
+        solvable: &Solvable,
+        limits: &Limits,
+    ) -> Result<Option<f64>, SearchError> {
+        if solvable.depth + 1 > self.n.saturating_sub(1) {
+            return Ok(None);
+        }
+        let Some(below) = &solvable.below else {
+            return Ok(None);
+        };
+        let mut list = MoveList::default();
+        let (mut sum, mut counted) = (0.0, 0u64);
+        for (i, &key) in solvable.at_depth.iter().enumerate() {
+            if i % CHECK_EVERY == 0 {
+                limits.check_cancel()?;
+            }
+            let board = Board::unpack(key);
+            board.moves(&self.layout, &mut list);
+            let wins = list
+                .as_slice()
+                .iter()
+                .filter(|&&mv| below.contains(&Board::child_key(key, mv)))
+                .count();
+            if !list.is_empty() {
+                sum += 1.0 - wins as f64 / list.len() as f64;
+                counted += 1;
+            }
+        }
+        Ok((counted > 0).then(|| sum / counted as f64))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::deal::deal;
+    use crate::engine::notation::parse_state;
+    use crate::engine::state::State;
+
+    #[test]
+    fn word_set_keeps_the_first_of_each_word_in_order() {
+        // Small values, so that repeats are common, and a few large ones.
+        let mut x = 12345u64;
+        let mut words = Vec::new();
+        for _ in 0..20_000 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            words.push(if x >> 63 == 1 {
+                (x >> 40) % 3_000
+            } else {
+                x >> 2
+            });
+        }
+        let mut seen = std::collections::HashSet::new();
+        let expected: Vec<Word> = words.iter().copied().filter(|&w| seen.insert(w)).collect();
+        assert!(expected.len() < words.len() && expected.len() > 3_000);
+        WordSet::default().dedup(&mut words);
+        assert_eq!(words, expected);
+    }
+
+    #[test]
+    fn walks_after_walks_reuse_their_lists_and_agree() {
+        // Deal 1's 37 461 solvable states at depth 8 come from the slow
+        // search (the perft tests); the E5 puzzle has 2 of them.
+        let limits = Limits::default();
+        let solvable = |state: &State, lists: &mut WalkLists| {
+            let merges = Merges::new(state, &limits).unwrap();
+            let depth = merges.cards() / 2;
+            let walk = merges.walk_back(depth, depth, false, lists, &limits, |_| ());
+            walk.unwrap().count(depth).unwrap()
+        };
+        let e5 = parse_state("9D3H2HKC6S4DJC7SAC3C9SQC4H7DADKH", None).unwrap();
+        let four = parse_state("AS2S3S4S------------------------", None).unwrap();
+        let mut lists = WalkLists::default();
+        assert_eq!(solvable(&deal(1), &mut lists), 37461);
+        // Its three sets of lists: the first depth's, the next depth's
+        // being made, and the one it is made into.
+        let kept = lists.spare.len();
+        assert_eq!(kept, 3, "the walk left its lists");
+        assert_eq!(solvable(&four, &mut lists), 36);
+        assert_eq!(solvable(&e5, &mut lists), 2);
+        assert_eq!(solvable(&deal(1), &mut lists), 37461);
+        assert_eq!(lists.spare.len(), kept);
+    }
+}
