@@ -15,6 +15,7 @@ mod generate;
 mod play;
 mod rate;
 mod regress;
+mod task;
 mod watch;
 
 use boaf_core::folder::Folder;
