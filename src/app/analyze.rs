@@ -103,8 +103,10 @@ impl AnalyzePanel {
         mut features: Features,
         ctx: &egui::Context,
     ) {
-        let task = Task::spawn(ctx, move |_, _| {
-            add_difficulty(&mut features, &state, Plays::ALL, &Limits::default())
+        // Stopped when no longer wanted (the agents sent to another puzzle).
+        let task = Task::spawn(ctx, move |cancel, _| {
+            let limits = Limits::default().cancelled_by(&cancel);
+            add_difficulty(&mut features, &state, Plays::ALL, &limits)
                 .map(|()| features)
                 .map_err(|e| e.to_string())
         });

@@ -4,8 +4,8 @@
 //!
 //! The agent runs in a thread of its own (an [`Answerer`]), which chooses
 //! one move each time the panel asks; Stop drops it, and the thread ends
-//! after the move it is choosing. A watched game is the agent's: it never touches the
-//! player's game or the play record saved with a rating.
+//! after the move it is choosing. A watched game is the agent's: it never
+//! touches the player's game or the play record saved with a rating.
 
 use super::BoafApp;
 use super::board::{Highlight, board_ui, move_text};
