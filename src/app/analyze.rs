@@ -4,6 +4,7 @@
 //! its own, reports its progress, and can be cancelled.
 
 use super::BoafApp;
+use super::task::{Poll, Task};
 use boaf_core::agents::difficulty::{
     BEYOND_LADDER, GRADE_GAMES, GRADE_WINS, LADDER, PLAYOUTS, add_difficulty,
 };
@@ -12,12 +13,11 @@ use boaf_core::engine::analysis::{
 };
 use boaf_core::engine::feature::{Feature, FeatureSet};
 use boaf_core::engine::features::Features;
-use boaf_core::engine::limits::{ANALYSIS_CAP, Cancel, Limits};
+use boaf_core::engine::limits::{ANALYSIS_CAP, Limits};
 use boaf_core::engine::state::State;
 use boaf_core::format;
 use boaf_core::generator::energy::DEFAULT_PENALTY;
 use boaf_core::generator::pipeline::Candidate;
-use crossbeam_channel::{Receiver, TryRecvError, bounded, unbounded};
 use eframe::egui;
 use egui_plot::{
     AxisHints, Bar, BarChart, Corner, GridInput, GridMark, HoverPosition, Legend, Line, LineStyle,
@@ -32,21 +32,16 @@ const HALFWAY: egui::Color32 = egui::Color32::from_rgb(0x6a, 0x4c, 0x93);
 const ENERGY: egui::Color32 = egui::Color32::from_rgb(0x1f, 0x77, 0xb4);
 const BEST: egui::Color32 = egui::Color32::from_rgb(0xff, 0x7f, 0x0e);
 
-/// An analysis under way.
+/// An analysis under way, reporting once a layer.
 struct Running {
     puzzle: String,
-    result: Receiver<Result<Analysis, String>>,
-    /// Reports from the analysis thread, one a layer.
-    progress: Receiver<Progress>,
-    /// The latest report, if one came.
-    latest: Option<Progress>,
-    cancel: Cancel,
+    task: Task<Result<Analysis, String>, Progress>,
 }
 
 /// Agents playing a puzzle for its difficulty features.
 struct Playing {
     puzzle: String,
-    result: Receiver<Result<Features, String>>,
+    task: Task<Result<Features, String>>,
 }
 
 /// The Analyze panel's state.
@@ -63,22 +58,18 @@ pub(super) struct AnalyzePanel {
 impl AnalyzePanel {
     /// Forgets the analysis (a new candidate was opened).
     pub(super) fn clear(&mut self) {
-        if let Some(r) = self.running.take() {
-            r.cancel.cancel();
-        }
+        // Dropping the analysis under way cancels it.
+        self.running = None;
         self.done = None;
     }
 
     /// Picks up progress and a finished analysis without waiting.
     pub(super) fn poll(&mut self) {
         let Some(r) = &mut self.running else { return };
-        if let Some(p) = r.progress.try_iter().last() {
-            r.latest = Some(p);
-        }
-        let result = match r.result.try_recv() {
-            Ok(res) => res,
-            Err(TryRecvError::Empty) => return,
-            Err(TryRecvError::Disconnected) => Err("the analysis stopped".into()),
+        let result = match r.task.poll() {
+            Poll::Done(res) => res,
+            Poll::Pending => return,
+            Poll::Stopped => Err("the analysis stopped".into()),
         };
         let r = self.running.take().expect("checked above");
         self.done = Some((r.puzzle, result));
@@ -87,11 +78,11 @@ impl AnalyzePanel {
     /// The difficulty features the agents found, once they have: the
     /// puzzle and its features with them. Never waits.
     pub(super) fn poll_difficulty(&mut self) -> Option<(String, Features)> {
-        let p = self.playing.as_ref()?;
-        let result = match p.result.try_recv() {
-            Ok(res) => res,
-            Err(TryRecvError::Empty) => return None,
-            Err(TryRecvError::Disconnected) => Err("the agents stopped".into()),
+        let p = self.playing.as_mut()?;
+        let result = match p.task.poll() {
+            Poll::Done(res) => res,
+            Poll::Pending => return None,
+            Poll::Stopped => Err("the agents stopped".into()),
         };
         let p = self.playing.take().expect("checked above");
         match result {
@@ -113,57 +104,30 @@ impl AnalyzePanel {
         mut features: Features,
         ctx: &egui::Context,
     ) {
-        let (tx, rx) = bounded(1);
-        let ctx = ctx.clone();
-        std::thread::spawn(move || {
-            let res = add_difficulty(
-                &mut features,
-                &state,
-                FeatureSet::DIFFICULTY,
-                &Limits::default(),
-            )
-            .map(|()| features)
-            .map_err(|e| e.to_string());
-            let _ = tx.send(res);
-            ctx.request_repaint();
+        // Stopped when no longer wanted (the agents sent to another puzzle).
+        let task = Task::spawn(ctx, move |cancel, _| {
+            let limits = Limits::default().cancelled_by(&cancel);
+            add_difficulty(&mut features, &state, FeatureSet::DIFFICULTY, &limits)
+                .map(|()| features)
+                .map_err(|e| e.to_string())
         });
         self.play_error = None;
-        self.playing = Some(Playing { puzzle, result: rx });
+        self.playing = Some(Playing { puzzle, task });
     }
 
     fn start(&mut self, puzzle: String, state: State, ctx: &egui::Context) {
         self.clear();
-        let cancel = Cancel::new();
-        let (tx, rx) = bounded(1);
-        // Unbounded: two reports a depth at most, and the analysis must never
-        // wait on the UI.
-        let (progress_tx, progress_rx) = unbounded();
-        let hook: ProgressHook = {
-            let ctx = ctx.clone();
-            Arc::new(move |p: Progress| {
-                let _ = progress_tx.send(p);
-                ctx.request_repaint();
-            })
-        };
-        let opts = AnalysisOptions {
-            depth: Depth::Last,
-            threads: 1,
-            limits: Limits::with_cap(ANALYSIS_CAP).cancelled_by(&cancel),
-            progress: Some(hook),
-        };
-        let ctx = ctx.clone();
-        std::thread::spawn(move || {
-            let res = analyze(&state, &opts).map_err(|e| e.to_string());
-            let _ = tx.send(res);
-            ctx.request_repaint();
+        let task = Task::spawn(ctx, move |cancel, progress| {
+            let hook: ProgressHook = Arc::new(move |p: Progress| progress.report(p));
+            let opts = AnalysisOptions {
+                depth: Depth::Last,
+                threads: 1,
+                limits: Limits::with_cap(ANALYSIS_CAP).cancelled_by(&cancel),
+                progress: Some(hook),
+            };
+            analyze(&state, &opts).map_err(|e| e.to_string())
         });
-        self.running = Some(Running {
-            puzzle,
-            result: rx,
-            progress: progress_rx,
-            latest: None,
-            cancel,
-        });
+        self.running = Some(Running { puzzle, task });
     }
 }
 
@@ -269,7 +233,7 @@ fn difficulty_ui(ui: &mut egui::Ui, a: &mut AnalyzePanel, c: &Candidate) {
 
 /// The spinner, the progress of the analysis under way, and its Cancel button.
 fn progress_ui(ui: &mut egui::Ui, running: Option<&Running>) {
-    let latest = running.and_then(|r| r.latest);
+    let latest = running.and_then(|r| r.task.progress().copied());
     ui.horizontal(|ui| {
         ui.spinner();
         ui.label(match &latest {
@@ -279,7 +243,7 @@ fn progress_ui(ui: &mut egui::Ui, running: Option<&Running>) {
         if ui.button("Cancel").clicked()
             && let Some(r) = running
         {
-            r.cancel.cancel();
+            r.task.cancel();
         }
     });
     if let Some(p) = &latest {

@@ -3,10 +3,10 @@
 //! analyze, regress and edit energies. One panel a file.
 //!
 //! A front end only, over `boaf-core`: generation runs in a batch session's
-//! worker threads, analyses and solves in threads of their own; the UI
-//! thread drains their channels without blocking and is woken by
-//! `request_repaint`. Every file it reads or writes is named by the core's
-//! [`Folder`].
+//! worker threads, analyses, solves and agents in threads of their own
+//! (one helper, `task`, starts those); the UI thread drains their channels
+//! without blocking and is woken by `request_repaint`. Every file it reads
+//! or writes is named by the core's [`Folder`].
 
 #![warn(missing_docs)]
 
@@ -17,6 +17,7 @@ mod generate;
 mod play;
 mod rate;
 mod regress;
+mod task;
 mod watch;
 
 use boaf_core::folder::Folder;

@@ -4,14 +4,14 @@
 //! the rating.
 
 use super::board::{BoardInput, Highlight, board_ui, move_text};
+use super::task::{Poll, Task};
 use super::{BoafApp, Clock};
 use boaf_core::engine::game::{Game, PlayClock};
-use boaf_core::engine::limits::{Cancel, Limits, SearchError};
+use boaf_core::engine::limits::{Limits, SearchError};
 use boaf_core::engine::solver::{Solver, Verdict};
 use boaf_core::engine::state::{Move, State};
 use boaf_core::format::{self, plural};
 use boaf_core::study::ratings::PlayRecord;
-use crossbeam_channel::{Receiver, TryRecvError, bounded};
 use eframe::egui::{self, Key, KeyboardShortcut, Modifiers};
 use std::time::{Duration, Instant};
 
@@ -40,20 +40,13 @@ enum Purpose {
     Solution { from_deal: bool },
 }
 
-/// A solve running in its own thread: the UI thread never searches.
+/// A solve running in its own thread: the UI thread never searches. A
+/// solve no longer wanted (dropped) stops.
 struct Solving {
     purpose: Purpose,
     /// The position solved; an answer for another position is dropped.
     state: State,
-    result: Receiver<Result<Verdict, SearchError>>,
-    cancel: Cancel,
-}
-
-impl Drop for Solving {
-    /// A solve no longer wanted stops.
-    fn drop(&mut self) {
-        self.cancel.cancel();
-    }
+    task: Task<Result<Verdict, SearchError>>,
 }
 
 /// A solution being replayed.
@@ -200,24 +193,17 @@ impl PlayPanel {
 
     /// Starts a solve of `state` in a thread; it replaces one for the same purpose.
     fn spawn(&mut self, purpose: Purpose, state: State) {
-        let (tx, rx) = bounded(1);
-        let ctx = self.ctx.clone();
+        // Before the first frame there is no UI to wake: a context of its own.
+        let ctx = self.ctx.clone().unwrap_or_default();
         let position = state.clone();
-        let cancel = Cancel::new();
-        let limits = Limits::default().cancelled_by(&cancel);
-        std::thread::spawn(move || {
-            // The receiver may be gone (the position changed): nothing to do then.
-            let _ = tx.send(Solver::new(limits).solve(&position));
-            if let Some(ctx) = ctx {
-                ctx.request_repaint();
-            }
+        let task = Task::spawn(&ctx, move |cancel, _| {
+            Solver::new(Limits::default().cancelled_by(&cancel)).solve(&position)
         });
         self.solving.retain(|s| s.purpose != purpose);
         self.solving.push(Solving {
             purpose,
             state,
-            result: rx,
-            cancel,
+            task,
         });
     }
 
@@ -229,14 +215,14 @@ impl PlayPanel {
     /// Takes the answers of finished solves, without waiting.
     fn take_answers(&mut self) {
         let mut done = Vec::new();
-        self.solving.retain(|s| match s.result.try_recv() {
-            Ok(answer) => {
+        self.solving.retain_mut(|s| match s.task.poll() {
+            Poll::Done(answer) => {
                 done.push((s.purpose, s.state.clone(), answer));
                 false
             }
-            Err(TryRecvError::Empty) => true,
+            Poll::Pending => true,
             // The solving thread died: answer as if it had failed.
-            Err(TryRecvError::Disconnected) => {
+            Poll::Stopped => {
                 done.push((s.purpose, s.state.clone(), Err(SearchError::Cancelled)));
                 false
             }

@@ -2,18 +2,18 @@
 //! at a chosen speed, and shows what it thought of each legal move (visits
 //! and wins for MCTS, wins of its playouts for flat Monte Carlo).
 //!
-//! The agent runs in a thread of its own, which chooses one move each time
-//! the panel asks; Stop drops the thread's channels, and it ends after the
-//! move it is choosing. A watched game is the agent's: it never touches the
-//! player's game or the play record saved with a rating.
+//! The agent runs in a thread of its own (an [`Answerer`]), which chooses
+//! one move each time the panel asks; Stop drops it, and the thread ends
+//! after the move it is choosing. A watched game is the agent's: it never
+//! touches the player's game or the play record saved with a rating.
 
 use super::BoafApp;
 use super::board::{Highlight, board_ui, move_text};
+use super::task::{Answerer, Poll};
 use boaf_core::agents::difficulty::puzzle_seed;
 use boaf_core::agents::{AgentSpec, Estimate, Position, Weights, game_rng};
 use boaf_core::engine::state::{Move, State};
 use boaf_core::format::plural;
-use crossbeam_channel::{Receiver, Sender, TryRecvError, bounded, unbounded};
 use eframe::egui;
 use std::time::{Duration, Instant};
 
@@ -99,45 +99,25 @@ enum Reply {
     Stuck,
 }
 
-/// The thread that plays: asked for one move at a time.
-struct Worker {
-    ask: Sender<()>,
-    replies: Receiver<Reply>,
-    /// Whether a move was asked for and has not come back.
-    waiting: bool,
-}
+/// The thread that plays: asked for one move at a time; it ends when the
+/// panel drops it (Stop, a new game).
+type Worker = Answerer<(), Reply>;
 
-impl Worker {
-    fn start(spec: AgentSpec, start: &State, seed: u64, ctx: &egui::Context) -> Worker {
-        let (ask, asked) = unbounded::<()>();
-        let (reply, replies) = bounded(1);
-        let (lay, mut pos) = Position::new(start);
-        let ctx = ctx.clone();
-        std::thread::spawn(move || {
-            let mut agent = spec.build();
-            let mut rng = game_rng(seed, 0, 0);
-            // Ends when the panel drops its side (Stop, a new game).
-            for () in asked.iter() {
-                let started = Instant::now();
-                let answer = match agent.choose(&lay, &pos, &mut rng) {
-                    Some(mv) => {
-                        pos = pos.apply(mv);
-                        Reply::Moved(mv, agent.estimates().to_vec(), started.elapsed())
-                    }
-                    None => Reply::Stuck,
-                };
-                if reply.send(answer).is_err() {
-                    break;
-                }
-                ctx.request_repaint();
+/// Starts an agent playing from `start` in a thread of its own.
+fn start_worker(spec: &AgentSpec, start: &State, seed: u64, ctx: &egui::Context) -> Worker {
+    let (lay, mut pos) = Position::new(start);
+    let mut agent = spec.build();
+    let mut rng = game_rng(seed, 0, 0);
+    Answerer::spawn(ctx, move |()| {
+        let started = Instant::now();
+        match agent.choose(&lay, &pos, &mut rng) {
+            Some(mv) => {
+                pos = pos.apply(mv);
+                Reply::Moved(mv, agent.estimates().to_vec(), started.elapsed())
             }
-        });
-        Worker {
-            ask,
-            replies,
-            waiting: false,
+            None => Reply::Stuck,
         }
-    }
+    })
 }
 
 /// The last move the agent made and what it thought.
@@ -216,12 +196,9 @@ impl WatchPanel {
     pub(super) fn poll(&mut self, ctx: &egui::Context) {
         let speed = self.speed;
         let Some(g) = &mut self.game else { return };
-        if let Some(w) = &mut g.worker
-            && w.waiting
-        {
-            match w.replies.try_recv() {
-                Ok(Reply::Moved(mv, estimates, took)) => {
-                    w.waiting = false;
+        if let Some(w) = &mut g.worker {
+            match w.poll() {
+                Poll::Done(Reply::Moved(mv, estimates, took)) => {
                     let before = g.state.clone();
                     match before.apply(mv) {
                         Ok(next) => g.state = next,
@@ -245,12 +222,11 @@ impl WatchPanel {
                         g.over = Some(false);
                     }
                 }
-                Ok(Reply::Stuck) => {
-                    w.waiting = false;
+                Poll::Done(Reply::Stuck) => {
                     g.over = Some(g.state.stack_count() <= 1);
                 }
-                Err(TryRecvError::Empty) => {}
-                Err(TryRecvError::Disconnected) => {
+                Poll::Pending => {}
+                Poll::Stopped => {
                     g.worker = None;
                     g.playing_on = false;
                 }
@@ -261,7 +237,7 @@ impl WatchPanel {
             g.worker = None;
             return;
         }
-        if g.playing_on && g.worker.as_ref().is_none_or(|w| !w.waiting) {
+        if g.playing_on && g.worker.as_ref().is_none_or(|w| !w.is_waiting()) {
             let now = Instant::now();
             if now >= g.due {
                 ask(g, ctx);
@@ -278,10 +254,9 @@ fn ask(g: &mut Watched, ctx: &egui::Context) {
     let seed = puzzle_seed(&g.state);
     let w = g
         .worker
-        .get_or_insert_with(|| Worker::start(g.spec.clone(), &g.state, seed, ctx));
-    if !w.waiting && w.ask.send(()).is_ok() {
-        w.waiting = true;
-    }
+        .get_or_insert_with(|| start_worker(&g.spec, &g.state, seed, ctx));
+    // Nothing is sent while a move is being chosen.
+    w.ask(());
 }
 
 impl BoafApp {
@@ -336,7 +311,7 @@ impl BoafApp {
             w.new_game(&c.puzzle, &start);
         }
         let Some(g) = &mut w.game else { return };
-        let thinking = g.worker.as_ref().is_some_and(|w| w.waiting);
+        let thinking = g.worker.as_ref().is_some_and(Worker::is_waiting);
         let mut restart = false;
         ui.horizontal(|ui| {
             let can_move = g.over.is_none() && !thinking && !g.playing_on;
