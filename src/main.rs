@@ -1,6 +1,6 @@
 //! `boaf`: the command line over `boaf-core`, and the door to the app
-//! (`boaf-app`). Thin on purpose: it reads input, calls the core, prints
-//! results, and shows progress on a terminal.
+//! (`boaf-app`, behind the default feature `app`). Thin on purpose: it reads
+//! input, calls the core, prints results, and shows progress on a terminal.
 
 mod cli;
 

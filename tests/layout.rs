@@ -1,5 +1,6 @@
-//! The plan of the code, checked: the core depends on no GUI crate, and in
-//! each crate the modules' imports form no cycle.
+//! The plan of the code, checked: the core, and the binary built without its
+//! `app` feature, depend on no GUI crate, and in each crate the modules'
+//! imports form no cycle.
 
 #[path = "../src/core/tests/common/temp.rs"]
 mod temp;
@@ -21,24 +22,22 @@ fn root() -> PathBuf {
 }
 
 /// Every package in a workspace member's dependency tree, dev and build
-/// dependencies included, as `cargo tree` resolves it (offline: the tests
-/// are built, so every package is on the machine).
+/// dependencies included, as `cargo tree` resolves it.
 fn dependency_tree(package: &str) -> Vec<String> {
+    cargo_tree(&["-e", "normal,build,dev", "-p", package])
+}
+
+/// The packages `cargo tree` lists with these arguments (offline: the tests
+/// are built, so every package is on the machine).
+fn cargo_tree(args: &[&str]) -> Vec<String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let out = std::process::Command::new(cargo)
-        .args([
-            "tree",
-            "--offline",
-            "--prefix",
-            "none",
-            "-e",
-            "normal,build,dev",
-        ])
+        .args(["tree", "--offline", "--prefix", "none"])
+        .args(args)
         .args([
             "--manifest-path",
             root().join("Cargo.toml").to_str().unwrap(),
         ])
-        .args(["-p", package])
         .output()
         .unwrap();
     assert!(
@@ -63,6 +62,21 @@ fn the_core_depends_on_no_gui_crate() {
     // The app does depend on them: the check reads what it claims to.
     let app = dependency_tree("boaf-app");
     assert!(app.iter().any(|d| d == "winit"), "{app:?}");
+}
+
+#[test]
+fn the_binary_without_the_app_feature_links_no_gui_crate() {
+    let headless = cargo_tree(&["-e", "normal", "-p", "boaf", "--no-default-features"]);
+    assert!(headless.iter().any(|d| d == "boaf-core"), "{headless:?}");
+    for gui in GUI_CRATES.iter().chain(&["boaf-app"]) {
+        assert!(
+            !headless.iter().any(|d| d == gui),
+            "boaf --no-default-features depends on {gui}"
+        );
+    }
+    // With the default features it has the app.
+    let full = cargo_tree(&["-e", "normal", "-p", "boaf"]);
+    assert!(full.iter().any(|d| d == "eframe"), "{full:?}");
 }
 
 /// The module path of every source file of a crate (tests, examples and the

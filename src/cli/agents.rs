@@ -1,21 +1,18 @@
-//! The players' commands: `agents` (win rates over deals, and a paired
-//! comparison of two agents) and `bench best-first` (seed 000's Table 1).
+//! The players' command: `agents` (win rates over deals, and a paired
+//! comparison of two agents), and the deals' split into solvable and
+//! unsolvable that the players' commands share.
 
-use super::input::{all_cores, bar, range_arg};
+use super::input::{all_cores, parallel_map, range_arg};
 use anyhow::{Context, Result, bail};
-use boaf_core::agents::search::{Order, search};
 use boaf_core::agents::stats::{mcnemar_exact, wilson};
 use boaf_core::agents::{AgentSpec, Weights, game_rng, play};
 use boaf_core::engine::deal::deal;
-use boaf_core::engine::limits::Limits;
 use boaf_core::engine::solver::solve;
 use boaf_core::format;
 use clap::Args;
 use serde::Serialize;
 use std::io::Write;
 use std::process::ExitCode;
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 /// How agents are written, for `--help`.
@@ -182,10 +179,12 @@ pub fn agents(args: AgentsArgs) -> Result<ExitCode> {
     let wall = Instant::now();
     let (start, end) = args.deals;
     let (solvable, skipped) = split_deals(args.deals, threads)?;
-    let games = args.games as usize;
+    let games: Vec<(i64, u64)> = solvable
+        .iter()
+        .flat_map(|&d| (0..u64::from(args.games)).map(move |g| (d, g)))
+        .collect();
     // Every agent plays each game from the same seed.
-    let outcomes: Vec<Outcome> = parallel_map(solvable.len() * games, threads, "games", |u| {
-        let (d, g) = (solvable[u / games], (u % games) as u64);
+    let outcomes: Vec<Outcome> = parallel_map(&games, threads, "games", |&(d, g)| {
         let start = deal(d as i32);
         Ok(specs
             .iter()
@@ -313,46 +312,6 @@ fn print_agents(out: &mut impl Write, r: &AgentsReport) -> Result<()> {
     Ok(())
 }
 
-/// `f` of every index below `count`, on `threads` threads, in index order,
-/// with a progress bar named `what`; the first error stops the rest.
-fn parallel_map<T: Send>(
-    count: usize,
-    threads: usize,
-    what: &str,
-    f: impl Fn(usize) -> Result<T> + Sync,
-) -> Result<Vec<T>> {
-    let next = AtomicUsize::new(0);
-    let done = Mutex::new(Vec::with_capacity(count));
-    let pb = bar(count as u64, what);
-    std::thread::scope(|s| -> Result<()> {
-        let workers: Vec<_> = (0..threads.max(1))
-            .map(|_| {
-                s.spawn(|| -> Result<()> {
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        if i >= count {
-                            return Ok(());
-                        }
-                        let item = f(i)?;
-                        done.lock()
-                            .unwrap_or_else(|e| e.into_inner())
-                            .push((i, item));
-                        pb.inc(1);
-                    }
-                })
-            })
-            .collect();
-        for w in workers {
-            w.join().unwrap_or_else(|p| std::panic::resume_unwind(p))?;
-        }
-        Ok(())
-    })?;
-    pb.finish_and_clear();
-    let mut done = done.into_inner().unwrap_or_else(|e| e.into_inner());
-    done.sort_unstable_by_key(|(i, _)| *i);
-    Ok(done.into_iter().map(|(_, item)| item).collect())
-}
-
 /// The deals of `start..end` split by the exact solver into the solvable
 /// and the unsolvable ones.
 pub(super) fn split_deals(
@@ -360,91 +319,10 @@ pub(super) fn split_deals(
     threads: usize,
 ) -> Result<(Vec<i64>, Vec<i64>)> {
     let deals: Vec<i64> = (start..end).collect();
-    let solvable = parallel_map(deals.len(), threads, "solving the deals", |i| {
-        Ok(solve(&deal(deals[i] as i32))?.is_solvable())
+    let solvable = parallel_map(&deals, threads, "solving the deals", |&d| {
+        Ok(solve(&deal(d as i32))?.is_solvable())
     })?;
     Ok(deals.iter().partition(|&&d| solvable[(d - start) as usize]))
-}
-
-/// Arguments of `boaf bench best-first`.
-#[derive(Args)]
-pub struct BestFirstArgs {
-    /// Deal numbers A..B (B excluded); unsolvable ones are skipped
-    #[arg(long, value_parser = range_arg, default_value = "0..10000")]
-    deals: (i64, i64),
-    /// The moves weights to try (the score's weight is 1)
-    #[arg(long, value_delimiter = ',', default_value = "1.0,1.5,2.0,2.5,3.0,3.5")]
-    moves_weights: Vec<f64>,
-    /// Worker threads (default: every core)
-    #[arg(long)]
-    threads: Option<usize>,
-}
-
-/// `bench best-first`: seed 000's Table 1, nodes expanded per deal for each
-/// moves weight, next to plain depth-first search.
-pub fn bench_best_first(args: BestFirstArgs) -> Result<ExitCode> {
-    let threads = args.threads.unwrap_or_else(all_cores).max(1);
-    let (start, end) = args.deals;
-    let (solvable, skipped) = split_deals(args.deals, threads)?;
-    let mut orders: Vec<(String, Order, Option<f64>)> = args
-        .moves_weights
-        .iter()
-        .map(|&w| {
-            (
-                format!("best-first, moves weight {w}"),
-                Order::BestFirst(Weights {
-                    score: 1.0,
-                    moves: w,
-                    lost: 0.0,
-                }),
-                Some(w),
-            )
-        })
-        .collect();
-    orders.push(("depth-first".into(), Order::DepthFirst, None));
-    println!(
-        "deals {start}..{end}: {} solvable ({} skipped as unsolvable); a node is expanded when its children are generated (the start counts, the goal does not; boards seen before are not added)",
-        solvable.len(),
-        skipped.len()
-    );
-    println!(
-        "{:<30} {:>12} {:>10} {:>10}   paper",
-        "search", "mean nodes", "median", "max"
-    );
-    let paper = |w: Option<f64>| match w {
-        None => Some(5274.23),
-        Some(w) => [
-            (1.0, 387.43),
-            (1.5, 197.80),
-            (2.0, 117.84),
-            (2.5, 102.85),
-            (3.0, 128.68),
-            (3.5, 185.96),
-        ]
-        .iter()
-        .find(|(x, _)| (x - w).abs() < 1e-9)
-        .map(|p| p.1),
-    };
-    for (name, order, w) in orders {
-        let mut counts = parallel_map(solvable.len(), threads, &name, |i| {
-            let found = search(&deal(solvable[i] as i32), order, &Limits::default())?;
-            match found.solution {
-                Some(_) => Ok(found.expanded as f64),
-                None => bail!("deal {}: the search found no solution", solvable[i]),
-            }
-        })?;
-        counts.sort_by(f64::total_cmp);
-        let mean = counts.iter().sum::<f64>() / counts.len().max(1) as f64;
-        println!(
-            "{:<30} {:>12.2} {:>10} {:>10}   {}",
-            name,
-            mean,
-            super::input::median(&counts),
-            counts.last().copied().unwrap_or(0.0),
-            paper(w).map_or("-".to_string(), |p| format!("{p:.2}"))
-        );
-    }
-    Ok(ExitCode::SUCCESS)
 }
 
 #[cfg(test)]

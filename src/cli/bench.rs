@@ -1,10 +1,15 @@
-//! `boaf bench`: the benchmarks behind the README's figures, together in one
-//! place. Long by design and kept out of `cargo test`.
+//! `boaf bench`: the benchmarks behind the README's figures (seed 000's
+//! Table 1 for `bench best-first` among them), together in one place. Long
+//! by design and kept out of `cargo test`.
 
+use super::agents::split_deals;
 use super::engine::{AnalysisRun, check_deals};
 use super::generator::{find_energy, load_energies};
-use super::input::{Bytes, bar, median, range_arg};
+use super::input::{BatchFile, Bytes, all_cores, median, parallel_map, range_arg};
 use anyhow::{Context, Result, anyhow, bail};
+use boaf_core::agents::Weights;
+use boaf_core::agents::search::{Order as SearchOrder, search};
+use boaf_core::engine::deal::deal;
 use boaf_core::engine::estimate::{EstimateOptions, estimate_halfway, spearman};
 use boaf_core::engine::halfway::halfway;
 use boaf_core::engine::limits::{BENCH_CAP, Limits, WORKER_CAP};
@@ -17,8 +22,6 @@ use boaf_core::generator::search::{SearchParams, paper_iterations, random_puzzle
 use clap::{Args, Subcommand};
 use rand::SeedableRng;
 use std::process::ExitCode;
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 /// The benchmarks.
@@ -54,7 +57,7 @@ pub enum BenchCommand {
     #[command(after_help = BENCH_SEARCH_HELP)]
     Search(BenchSearchArgs),
     /// Seed 000's Table 1: nodes the heuristic best-first search expands per deal, by moves weight, next to depth-first search
-    BestFirst(super::agents::BestFirstArgs),
+    BestFirst(BestFirstArgs),
 }
 
 /// More on `boaf bench search`, for `--help`.
@@ -194,7 +197,7 @@ pub fn bench(cmd: BenchCommand) -> Result<ExitCode> {
         BenchCommand::Analyze { range, run } => bench_analyze(range, run),
         BenchCommand::Halfway(args) => bench_halfway(args),
         BenchCommand::Search(args) => bench_search(args),
-        BenchCommand::BestFirst(args) => super::agents::bench_best_first(args),
+        BenchCommand::BestFirst(args) => bench_best_first(args),
     }
 }
 
@@ -319,13 +322,9 @@ fn bench_halfway(args: BenchHalfwayArgs) -> Result<ExitCode> {
             .collect(),
     )];
     for file in &args.puzzles {
-        let text = std::fs::read_to_string(file).with_context(|| format!("reading {file}"))?;
-        let states = text
-            .lines()
-            .map(|l| l.split(',').next().unwrap_or("").trim())
-            .filter(|l| !l.is_empty() && !l.starts_with('#'))
-            .map(str::to_string)
-            .collect();
+        let states = BatchFile::open(file)?
+            .map(|line| Ok(line?.text.trim().to_string()))
+            .collect::<Result<_>>()?;
         groups.push((file.clone(), states));
     }
     let mut peak_all = 0.0f64;
@@ -499,59 +498,43 @@ fn bench_estimate(args: BenchEstimateArgs) -> Result<ExitCode> {
         args.samples,
         args.threads
     );
-    let pb = bar(puzzles.len() as u64, "exact and estimated");
-    let rows: Mutex<Vec<EstimateRow>> = Mutex::new(Vec::new());
-    let failures: Mutex<Vec<String>> = Mutex::new(Vec::new());
-    let next = AtomicUsize::new(0);
     let limits = Limits::with_cap(args.memory_cap.0);
-    std::thread::scope(|s| {
-        for _ in 0..args.threads.max(1) {
-            s.spawn(|| {
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(p) = puzzles.get(i) else { break };
-                    let n = p.stack_count();
-                    let t = Instant::now();
-                    // The exact ratio by the fast counts (equal to the full
-                    // analysis's, which the tests check).
-                    let exact = match halfway(p, false, &limits) {
-                        Ok(h) => h.ratio(),
-                        Err(e) => {
-                            let msg = format!("{}: {e}", to_compact(p));
-                            failures.lock().unwrap().push(msg);
-                            pb.inc(1);
-                            continue;
-                        }
-                    };
-                    let exact_s = t.elapsed().as_secs_f64();
-                    let t = Instant::now();
-                    let est = estimate_halfway(
-                        p,
-                        &EstimateOptions {
-                            samples: args.samples,
-                            ..EstimateOptions::default()
-                        },
-                        &limits,
-                    );
-                    let estimate_s = t.elapsed().as_secs_f64();
-                    match est {
-                        Ok(e) => rows.lock().unwrap().push(EstimateRow {
-                            n,
-                            puzzle: to_compact(p),
-                            exact,
-                            estimate: e.ratio,
-                            exact_s,
-                            estimate_s,
-                        }),
-                        Err(e) => failures.lock().unwrap().push(format!("estimate: {e}")),
-                    }
-                    pb.inc(1);
-                }
-            });
+    let estimate_options = EstimateOptions {
+        samples: args.samples,
+        ..EstimateOptions::default()
+    };
+    // A puzzle that fails is reported with the others, not fatal.
+    let done = parallel_map(&puzzles, args.threads, "exact and estimated", |p| {
+        let t = Instant::now();
+        // The exact ratio by the fast counts (equal to the full analysis's,
+        // which the tests check).
+        let exact = match halfway(p, false, &limits) {
+            Ok(h) => h.ratio(),
+            Err(e) => return Ok(Err(format!("{}: {e}", to_compact(p)))),
+        };
+        let exact_s = t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        let est = estimate_halfway(p, &estimate_options, &limits);
+        let estimate_s = t.elapsed().as_secs_f64();
+        Ok(match est {
+            Ok(e) => Ok(EstimateRow {
+                n: p.stack_count(),
+                puzzle: to_compact(p),
+                exact,
+                estimate: e.ratio,
+                exact_s,
+                estimate_s,
+            }),
+            Err(e) => Err(format!("estimate: {e}")),
+        })
+    })?;
+    let (mut rows, mut failures) = (Vec::new(), Vec::new());
+    for d in done {
+        match d {
+            Ok(row) => rows.push(row),
+            Err(failure) => failures.push(failure),
         }
-    });
-    pb.finish_and_clear();
-    let mut rows = rows.into_inner().unwrap();
+    }
     rows.sort_by(|a, b| (a.n, &a.puzzle).cmp(&(b.n, &b.puzzle)));
     println!(" n  puzzle                              exact     estimate  exact s  estimate s");
     for r in &rows {
@@ -589,7 +572,6 @@ fn bench_estimate(args: BenchEstimateArgs) -> Result<ExitCode> {
     }
     let all: Vec<&EstimateRow> = rows.iter().collect();
     summary(format!("all n = {}..={}", args.cards.0, args.cards.1), &all);
-    let failures = failures.into_inner().unwrap();
     for f in &failures {
         println!("failed: {f}");
     }
@@ -660,6 +642,87 @@ fn bench_generate(args: BenchGenerateArgs) -> Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// Arguments of `boaf bench best-first`.
+#[derive(Args)]
+pub struct BestFirstArgs {
+    /// Deal numbers A..B (B excluded); unsolvable ones are skipped
+    #[arg(long, value_parser = range_arg, default_value = "0..10000")]
+    deals: (i64, i64),
+    /// The moves weights to try (the score's weight is 1)
+    #[arg(long, value_delimiter = ',', default_value = "1.0,1.5,2.0,2.5,3.0,3.5")]
+    moves_weights: Vec<f64>,
+    /// Worker threads (default: every core)
+    #[arg(long)]
+    threads: Option<usize>,
+}
+
+/// `bench best-first`: seed 000's Table 1, nodes expanded per deal for each
+/// moves weight, next to plain depth-first search.
+pub fn bench_best_first(args: BestFirstArgs) -> Result<ExitCode> {
+    let threads = args.threads.unwrap_or_else(all_cores).max(1);
+    let (start, end) = args.deals;
+    let (solvable, skipped) = split_deals(args.deals, threads)?;
+    let mut orders: Vec<(String, SearchOrder, Option<f64>)> = args
+        .moves_weights
+        .iter()
+        .map(|&w| {
+            (
+                format!("best-first, moves weight {w}"),
+                SearchOrder::BestFirst(Weights {
+                    score: 1.0,
+                    moves: w,
+                    lost: 0.0,
+                }),
+                Some(w),
+            )
+        })
+        .collect();
+    orders.push(("depth-first".into(), SearchOrder::DepthFirst, None));
+    println!(
+        "deals {start}..{end}: {} solvable ({} skipped as unsolvable); a node is expanded when its children are generated (the start counts, the goal does not; boards seen before are not added)",
+        solvable.len(),
+        skipped.len()
+    );
+    println!(
+        "{:<30} {:>12} {:>10} {:>10}   paper",
+        "search", "mean nodes", "median", "max"
+    );
+    let paper = |w: Option<f64>| match w {
+        None => Some(5274.23),
+        Some(w) => [
+            (1.0, 387.43),
+            (1.5, 197.80),
+            (2.0, 117.84),
+            (2.5, 102.85),
+            (3.0, 128.68),
+            (3.5, 185.96),
+        ]
+        .iter()
+        .find(|(x, _)| (x - w).abs() < 1e-9)
+        .map(|p| p.1),
+    };
+    for (name, order, w) in orders {
+        let mut counts = parallel_map(&solvable, threads, &name, |&d| {
+            let found = search(&deal(d as i32), order, &Limits::default())?;
+            match found.solution {
+                Some(_) => Ok(found.expanded as f64),
+                None => bail!("deal {d}: the search found no solution"),
+            }
+        })?;
+        counts.sort_by(f64::total_cmp);
+        let mean = counts.iter().sum::<f64>() / counts.len().max(1) as f64;
+        println!(
+            "{:<30} {:>12.2} {:>10} {:>10}   {}",
+            name,
+            mean,
+            median(&counts),
+            counts.last().copied().unwrap_or(0.0),
+            paper(w).map_or("-".to_string(), |p| format!("{p:.2}"))
+        );
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 #[cfg(test)]

@@ -1,7 +1,9 @@
 //! The engine's commands: `solve`, `deals`, `analyze`, `halfway` and `deal`.
 
-use super::input::{Bytes, StateInput, all_cores, bar, explain, median, range_arg, read_state};
-use anyhow::{Context, Result};
+use super::input::{
+    BatchFile, Bytes, StateInput, all_cores, bar, explain, median, range_arg, read_state,
+};
+use anyhow::Result;
 use boaf_core::agents::difficulty::add_difficulty;
 use boaf_core::engine::analysis::{AnalysisOptions, Depth, DepthCount, Progress};
 use boaf_core::engine::deal::{deal, deal_on};
@@ -12,13 +14,13 @@ use boaf_core::engine::notation::{parse_state, to_compact, to_grid};
 use boaf_core::engine::solver::{Solver, Verdict};
 use boaf_core::engine::state::{Grid, Move, State};
 use boaf_core::format;
+use boaf_core::parallel;
 use clap::Args;
 use serde::Serialize;
-use std::io::{BufRead, Write};
+use std::io::Write;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
-use std::time::Instant;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 /// Arguments of `boaf solve`.
 #[derive(Args)]
@@ -139,37 +141,22 @@ pub fn solve(args: SolveArgs) -> Result<ExitCode> {
 
 /// One state per line; bad lines are reported with their line number and skipped.
 fn solve_batch(file: &str, grid: Option<Grid>) -> Result<ExitCode> {
-    let reader: Box<dyn BufRead> = if file == "-" {
-        Box::new(std::io::stdin().lock())
-    } else {
-        let f = std::fs::File::open(file).with_context(|| format!("opening {file}"))?;
-        Box::new(std::io::BufReader::new(f))
-    };
-    let total = if file == "-" {
-        0
-    } else {
-        std::fs::metadata(file).map_or(0, |m| m.len())
-    };
-    let pb = bar(total, "solving");
+    let mut batch = BatchFile::open(file)?;
+    let pb = bar(batch.size(), "solving");
     let mut solver = Solver::default();
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let mut bad = 0;
-    for (i, line) in reader.lines().enumerate() {
-        let line = line.with_context(|| format!("reading line {}", i + 1))?;
-        pb.inc(line.len() as u64 + 1);
-        // Untrimmed, so error columns count from the start of the line.
-        let text = line.split(',').next().unwrap_or("");
-        if text.trim().is_empty() || text.trim_start().starts_with('#') {
-            continue;
-        }
-        match parse_state(text, grid) {
+    while let Some(line) = batch.next() {
+        let line = line?;
+        pb.set_position(batch.bytes_read());
+        match line.state(grid) {
             Ok(state) => {
                 let solvable = solver.solve(&state)?.is_solvable();
                 writeln!(out, "{},{}", to_compact(&state), solvable as u8)?;
             }
             Err(e) => {
                 bad += 1;
-                pb.suspend(|| eprintln!("{file}:{}:{}: {}", i + 1, e.column, e.kind));
+                pb.suspend(|| eprintln!("{file}:{}:{}: {}", line.number, e.column, e.kind));
             }
         }
     }
@@ -232,43 +219,23 @@ impl DealsReport {
 /// Solves every deal in the range on `threads` threads, timing each.
 pub fn check_deals((start, end): (i64, i64), threads: usize) -> Result<DealsReport> {
     let threads = threads.max(1);
-    let count = (end - start) as usize;
-    let next = AtomicUsize::new(0);
-    let results = Mutex::new(Vec::with_capacity(count));
+    let deals: Vec<i64> = (start..end).collect();
+    let count = deals.len();
     let pb = bar(count as u64, "deals");
     let wall = Instant::now();
-    std::thread::scope(|s| -> Result<()> {
-        let workers: Vec<_> = (0..threads)
-            .map(|_| {
-                s.spawn(|| -> Result<()> {
-                    let mut solver = Solver::new(Limits::default());
-                    let mut mine = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        if i >= count {
-                            break;
-                        }
-                        let n = start + i as i64;
-                        let t = Instant::now();
-                        let solvable = solver.solve(&deal(n as i32))?.is_solvable();
-                        mine.push((n, t.elapsed(), solvable));
-                        pb.inc(1);
-                    }
-                    results.lock().unwrap().extend(mine);
-                    Ok(())
-                })
-            })
-            .collect();
-        for w in workers {
-            w.join().expect("deal worker panicked")?;
-        }
-        Ok(())
-    })?;
+    let pool = parallel::pool(threads);
+    // Each worker keeps its solver, whose tables are reused deal to deal.
+    let solver = || Solver::new(Limits::default());
+    let results = parallel::map_with(pool.as_ref(), &deals, solver, |solver, &n| {
+        let t = Instant::now();
+        let solvable = solver.solve(&deal(n as i32))?.is_solvable();
+        pb.inc(1);
+        Ok((n, t.elapsed(), solvable))
+    });
+    let results: Vec<(i64, Duration, bool)> = results.into_iter().collect::<Result<_>>()?;
     pb.finish_and_clear();
     let wall = wall.elapsed();
-    let results = results.into_inner().unwrap();
-    let mut unsolvable: Vec<i64> = results.iter().filter(|r| !r.2).map(|r| r.0).collect();
-    unsolvable.sort();
+    let unsolvable: Vec<i64> = results.iter().filter(|r| !r.2).map(|r| r.0).collect();
     let mut times: Vec<f64> = results.iter().map(|r| r.1.as_secs_f64() * 1e3).collect();
     times.sort_by(f64::total_cmp);
     Ok(DealsReport {
@@ -564,21 +531,12 @@ fn read_lines(
     grid: Option<Grid>,
     into: &mut Vec<(String, std::result::Result<State, String>)>,
 ) -> Result<()> {
-    let reader: Box<dyn BufRead> = if file == "-" {
-        Box::new(std::io::stdin().lock())
-    } else {
-        let f = std::fs::File::open(file).with_context(|| format!("opening {file}"))?;
-        Box::new(std::io::BufReader::new(f))
-    };
-    for (i, line) in reader.lines().enumerate() {
-        let line = line.with_context(|| format!("reading {file} line {}", i + 1))?;
-        let text = line.split(',').next().unwrap_or("");
-        if text.trim().is_empty() || text.trim_start().starts_with('#') {
-            continue;
-        }
-        let parsed =
-            parse_state(text, grid).map_err(|e| format!("column {}: {}", e.column, e.kind));
-        into.push((format!("{file}:{}", i + 1), parsed));
+    for line in BatchFile::open(file)? {
+        let line = line?;
+        let parsed = line
+            .state(grid)
+            .map_err(|e| format!("column {}: {}", e.column, e.kind));
+        into.push((format!("{file}:{}", line.number), parsed));
     }
     Ok(())
 }

@@ -1,16 +1,24 @@
 //! What every command shares: argument parsers (grids, deal ranges, sizes),
 //! reading a state from an argument or standard input with errors that point
-//! at the column, thread counts, medians, and progress bars on a terminal.
+//! at the column, reading a batch file of states, thread counts, a parallel
+//! map with a progress bar, medians, and progress bars on a terminal.
 
 use anyhow::{Context, Result, bail};
 use boaf_core::engine::deal::deal_on;
 use boaf_core::engine::limits::whole_units;
 use boaf_core::engine::notation::{ParseError, parse_grid, parse_state};
 use boaf_core::engine::state::{Grid, State};
+use boaf_core::parallel;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use std::io::{IsTerminal, Read};
+use std::io::{BufRead, IsTerminal, Read};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
+
+/// Temporary folders for the tests, shared with the core's.
+#[cfg(test)]
+#[path = "../core/tests/common/temp.rs"]
+mod temp;
 
 /// How states are written, for `--help`.
 pub const STATE_HELP: &str = "\
@@ -135,6 +143,119 @@ pub fn read_state(input: &StateInput) -> Result<State> {
     parse_state(&text, input.grid).map_err(|e| anyhow::anyhow!("bad state: {}", explain(&text, &e)))
 }
 
+/// One state's line of a batch file.
+pub struct BatchLine {
+    /// The line's number, from 1.
+    pub number: usize,
+    /// The line before any `,label`, untrimmed so that error columns count
+    /// from the start of the line.
+    pub text: String,
+}
+
+impl BatchLine {
+    /// The state the line writes (compact states on `grid` if given).
+    pub fn state(&self, grid: Option<Grid>) -> Result<State, ParseError> {
+        parse_state(&self.text, grid)
+    }
+}
+
+/// The state lines of a batch file ('-' for standard input), one state per
+/// line: blank lines and '#' comments are skipped, a trailing ',label' is
+/// cut off.
+pub struct BatchFile {
+    /// The file as named ('-' for standard input).
+    file: String,
+    lines: std::io::Lines<Box<dyn BufRead>>,
+    /// Lines read so far, skipped ones included.
+    number: usize,
+    /// Bytes read so far, for a progress bar.
+    read: u64,
+}
+
+impl BatchFile {
+    /// Opens `file`, or standard input for '-'.
+    pub fn open(file: &str) -> Result<BatchFile> {
+        let reader: Box<dyn BufRead> = if file == "-" {
+            Box::new(std::io::stdin().lock())
+        } else {
+            let f = std::fs::File::open(file).with_context(|| format!("opening {file}"))?;
+            Box::new(std::io::BufReader::new(f))
+        };
+        Ok(BatchFile {
+            file: file.to_string(),
+            lines: reader.lines(),
+            number: 0,
+            read: 0,
+        })
+    }
+
+    /// The file's size in bytes (0 for standard input, whose size is unknown).
+    pub fn size(&self) -> u64 {
+        if self.file == "-" {
+            return 0;
+        }
+        std::fs::metadata(&self.file).map_or(0, |m| m.len())
+    }
+
+    /// Bytes read so far (counting one newline a line).
+    pub fn bytes_read(&self) -> u64 {
+        self.read
+    }
+}
+
+impl Iterator for BatchFile {
+    type Item = Result<BatchLine>;
+
+    fn next(&mut self) -> Option<Result<BatchLine>> {
+        loop {
+            let line = self.lines.next()?;
+            self.number += 1;
+            let line = match line {
+                Ok(line) => line,
+                Err(e) => {
+                    let at = format!("reading {} line {}", self.file, self.number);
+                    return Some(Err(anyhow::Error::new(e).context(at)));
+                }
+            };
+            self.read += line.len() as u64 + 1;
+            let text = line.split(',').next().unwrap_or("");
+            if text.trim().is_empty() || text.trim_start().starts_with('#') {
+                continue;
+            }
+            return Some(Ok(BatchLine {
+                number: self.number,
+                text: text.to_string(),
+            }));
+        }
+    }
+}
+
+/// `f` of every item, in order, on a pool of exactly `threads` threads, with
+/// a progress bar named `what`; after an error no item is begun, and the
+/// first error in order is returned.
+pub fn parallel_map<T: Sync, R: Send>(
+    items: &[T],
+    threads: usize,
+    what: &str,
+    f: impl Fn(&T) -> Result<R> + Sync + Send,
+) -> Result<Vec<R>> {
+    let pb = bar(items.len() as u64, what);
+    let failed = AtomicBool::new(false);
+    let pool = parallel::pool(threads);
+    let done = parallel::map(pool.as_ref(), items, |item| {
+        if failed.load(Ordering::Relaxed) {
+            return None;
+        }
+        let result = f(item);
+        failed.fetch_or(result.is_err(), Ordering::Relaxed);
+        pb.inc(1);
+        Some(result)
+    });
+    pb.finish_and_clear();
+    // Items are skipped only after an error, which `collect` then returns.
+    done.into_iter().flatten().collect()
+}
+
 /// Every core of the machine.
 pub fn all_cores() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
@@ -194,6 +315,39 @@ mod tests {
         assert_eq!(Bytes(6 << 30).to_string(), "6G");
         assert_eq!(Bytes(1536 << 20).to_string(), "1536M");
         assert_eq!(Bytes(1000).to_string(), "1000");
+    }
+
+    #[test]
+    fn a_batch_file_gives_its_state_lines_with_their_numbers() {
+        let dir = temp::TempDir::new("batch-lines");
+        let file = dir.join("batch.txt");
+        std::fs::write(&file, "# puzzles\nAS2S,label\n\n  , only a label\n 3S4S\n").unwrap();
+        let mut batch = BatchFile::open(file.to_str().unwrap()).unwrap();
+        let lines: Vec<(usize, String)> = batch
+            .by_ref()
+            .map(|l| l.map(|l| (l.number, l.text)).unwrap())
+            .collect();
+        assert_eq!(lines, [(2, "AS2S".to_string()), (5, " 3S4S".to_string())]);
+        assert_eq!(batch.bytes_read(), batch.size());
+        let err = BatchFile::open("no/such/file.txt").err().unwrap();
+        assert_eq!(err.to_string(), "opening no/such/file.txt");
+    }
+
+    #[test]
+    fn a_parallel_map_keeps_the_order_and_gives_the_first_error() {
+        let items: Vec<u32> = (0..200).collect();
+        for threads in [1, 2, 3] {
+            let squares = parallel_map(&items, threads, "squares", |&x| Ok(x * x)).unwrap();
+            assert_eq!(squares, items.iter().map(|x| x * x).collect::<Vec<_>>());
+            let err = parallel_map(&items, threads, "one fails", |&x| {
+                if x == 150 {
+                    bail!("item {x}")
+                }
+                Ok(x)
+            })
+            .unwrap_err();
+            assert_eq!(err.to_string(), "item 150");
+        }
     }
 
     #[test]

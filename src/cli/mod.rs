@@ -4,7 +4,8 @@
 //! (`agents`, the players' win rates), [`tune`] (the greedy weights' genetic
 //! algorithm) and [`bench`]
 //! (every benchmark) — over what they share in [`input`]. The work itself is
-//! in `boaf-core`; with no command, `boaf` opens the app.
+//! in `boaf-core`; with no command, `boaf` opens the app (in a build with the
+//! default feature `app`; a build without it says so and prints the help).
 
 mod agents;
 mod bench;
@@ -72,6 +73,7 @@ enum Command {
 }
 
 /// Opens the app, or explains why it cannot and points to the CLI.
+#[cfg(feature = "app")]
 fn open_app() -> ExitCode {
     const CLI: &str = "Everything also works from the command line; see `boaf --help`:
   boaf generate -n 8 --count 5      generate puzzles into puzzles/
@@ -95,6 +97,19 @@ fn open_app() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// Says that this build has no app and how to get one, then prints the help.
+#[cfg(not(feature = "app"))]
+fn open_app() -> ExitCode {
+    use clap::CommandFactory;
+    eprintln!(
+        "boaf: this build has no app (it was built without the default feature `app`).\n\
+         For the app, build boaf with its default features: `cargo install --path .`\n\
+         or `cargo run --release` in the repository.\n"
+    );
+    eprintln!("{}", Cli::command().render_help());
+    ExitCode::from(2)
 }
 
 /// Runs the parsed command line.

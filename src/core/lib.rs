@@ -12,7 +12,8 @@
 //! - [`study`]: the ratings store and the regression of ratings on features.
 //! - [`folder`]: the working folder's layout (`puzzles/`, `ratings/`,
 //!   `assets/`, `energies/`) and how energies load from it; [`durable`]:
-//!   writes that survive a crash; [`format`](mod@format): numbers as people read them.
+//!   writes that survive a crash; [`format`](mod@format): numbers as people read them;
+//!   [`parallel`]: work spread over a set number of threads.
 
 #![warn(missing_docs)]
 
@@ -22,6 +23,7 @@ pub mod engine;
 pub mod folder;
 pub mod format;
 pub mod generator;
+pub mod parallel;
 pub mod study;
 
 /// Temporary folders for the unit tests, shared with the integration tests.

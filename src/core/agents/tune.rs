@@ -16,7 +16,9 @@
 
 use super::{Greedy, Rng, Weights, play};
 use crate::engine::state::State;
+use crate::parallel;
 use rand::{RngExt, SeedableRng};
+use rayon::ThreadPool;
 
 /// The genetic algorithm's settings.
 #[derive(Clone, Debug, PartialEq)]
@@ -105,29 +107,9 @@ pub fn fitness(weights: Weights, deals: &[State]) -> f64 {
     wins as f64 / deals.len() as f64
 }
 
-/// The fitness of each of `population` on `threads` threads, in order.
-fn fitnesses(population: &[Weights], deals: &[State], threads: usize) -> Vec<f64> {
-    let chunk = population.len().div_ceil(threads.max(1)).max(1);
-    std::thread::scope(|s| {
-        let parts: Vec<_> = population
-            .chunks(chunk)
-            .map(|part| {
-                s.spawn(move || {
-                    part.iter()
-                        .map(|&w| fitness(w, deals))
-                        .collect::<Vec<f64>>()
-                })
-            })
-            .collect();
-        parts
-            .into_iter()
-            .flat_map(|p| {
-                p.join()
-                    .unwrap_or_else(|e| std::panic::resume_unwind(e))
-                    .into_iter()
-            })
-            .collect::<Vec<f64>>()
-    })
+/// The fitness of each of `population`, in order, on `pool`'s threads.
+fn fitnesses(population: &[Weights], deals: &[State], pool: Option<&ThreadPool>) -> Vec<f64> {
+    parallel::map(pool, population, |&w| fitness(w, deals))
 }
 
 /// A gene moved by U(−step, step) with probability `rate`, then clamped.
@@ -187,11 +169,12 @@ pub fn tune(deals: &[State], opts: &TuneOptions, mut report: impl FnMut(&Generat
         ..opts.clone()
     };
     let mut population = first_generation(&opts, &mut rng);
+    let pool = parallel::pool(opts.threads);
     let mut best: Option<(f64, Weights)> = None;
     let mut history = Vec::with_capacity(opts.generations);
     for g in 0..opts.generations.max(1) {
         let rate = opts.mutation * (1.0 - g as f64 / opts.generations.max(1) as f64);
-        let fit = fitnesses(&population, deals, opts.threads);
+        let fit = fitnesses(&population, deals, pool.as_ref());
         // Fittest first; a stable sort keeps the earlier on a tie.
         let mut order: Vec<usize> = (0..size).collect();
         order.sort_by(|&a, &b| fit[b].total_cmp(&fit[a]));

@@ -22,6 +22,8 @@ mod sort;
 use crate::engine::board::{Board, Layout, LiveChildren, MoveList};
 use crate::engine::limits::{Limits, SearchError};
 use crate::engine::state::{Move, State};
+use crate::parallel;
+use rayon::ThreadPool;
 use serde::Serialize;
 use sort::{make_room, match_pairs, merge_runs, push_run, radix_sort_by};
 use std::sync::Arc;
@@ -319,6 +321,8 @@ struct Run<'a> {
     /// Bytes held by layers and steps.
     held: usize,
     peak: usize,
+    /// The workers of `opts.threads` (none for one thread).
+    pool: Option<ThreadPool>,
 }
 
 impl Run<'_> {
@@ -354,30 +358,25 @@ impl Run<'_> {
         Ok(())
     }
 
-    /// Runs `work` on `threads` contiguous chunks of `items`, unless there are
-    /// fewer than `min` items, and returns the results in order.
+    /// Runs `work` on `threads` contiguous chunks of `items` in the pool,
+    /// unless there are fewer than `min` items, and returns the results in order.
     fn split<T: Sync, R: Send>(
         &self,
         items: &[T],
         min: usize,
         work: impl Fn(&[T]) -> Result<R, SearchError> + Sync,
     ) -> Result<Vec<R>, SearchError> {
-        let threads = self.opts.threads.max(1);
-        if threads == 1 || items.len() < min.max(2) {
+        if self.pool.is_none() || items.len() < min.max(2) {
             return Ok(vec![work(items)?]);
         }
-        let chunk = items.len().div_ceil(threads);
-        std::thread::scope(|s| {
-            let work = &work;
-            let handles: Vec<_> = items
-                .chunks(chunk)
-                .map(|c| s.spawn(move || work(c)))
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().expect("analysis worker panicked"))
-                .collect()
-        })
+        // As many chunks as threads: each thread's buffers are what
+        // `check` counts, `threads` times.
+        let chunks: Vec<&[T]> = items
+            .chunks(items.len().div_ceil(self.opts.threads.max(1)))
+            .collect();
+        parallel::map(self.pool.as_ref(), chunks, &work)
+            .into_iter()
+            .collect()
     }
 
     /// The next layer and this layer's step. With `prune`, children that fail
@@ -501,7 +500,7 @@ impl Run<'_> {
         // Merging holds its inputs and its output at once.
         let key_bytes: usize = key_runs.iter().map(|r| r.len() * size_of::<C>()).sum();
         self.reserve(raw + key_bytes)?;
-        let mut next = merge_runs(key_runs, self.opts.threads.max(1), cancel);
+        let mut next = merge_runs(key_runs, self.pool.as_ref(), cancel);
         if self.cancelled() {
             return Err(SearchError::Cancelled);
         }
@@ -581,6 +580,7 @@ pub fn analyze(state: &State, opts: &AnalysisOptions) -> Result<Analysis, Search
         opts,
         held: 0,
         peak: 0,
+        pool: parallel::pool(opts.threads),
     };
     let narrow = |depth: usize| stacks - depth <= 12;
 

@@ -5,6 +5,8 @@
 //! Generic over the items; nothing here knows about boards.
 
 use crate::engine::limits::Cancel;
+use crate::parallel;
+use rayon::ThreadPool;
 
 /// Keys merged between two looks at the cancel switch.
 const MERGE_CHECK: usize = 1 << 20;
@@ -153,11 +155,11 @@ pub(super) fn push_run<K: Ord + Copy>(runs: &mut Vec<Vec<K>>, run: Vec<K>, cance
 }
 
 /// Merges sorted, deduplicated runs into one, pairwise in rounds; each
-/// round is a sequential pass, its merges spread over `threads`, and inputs
-/// are freed as they are merged.
+/// round is a sequential pass, its merges spread over `pool`'s threads, and
+/// inputs are freed as they are merged.
 pub(super) fn merge_runs<K: Ord + Copy + Send + Sync>(
     mut runs: Vec<Vec<K>>,
-    threads: usize,
+    pool: Option<&ThreadPool>,
     cancel: &Cancel,
 ) -> Vec<K> {
     while runs.len() > 1 {
@@ -166,30 +168,10 @@ pub(super) fn merge_runs<K: Ord + Copy + Send + Sync>(
         while let Some(a) = it.next() {
             pairs.push((a, it.next()));
         }
-        let merge = |(a, b): RunPair<K>| match b {
+        runs = parallel::map(pool, pairs, |(a, b)| match b {
             Some(b) => merge_dedup(&a, &b, cancel),
             None => a,
-        };
-        runs = if threads > 1 && pairs.len() > 1 {
-            let per = pairs.len().div_ceil(threads);
-            let mut groups: Vec<Vec<RunPair<K>>> = Vec::new();
-            while !pairs.is_empty() {
-                let rest = pairs.split_off(pairs.len().min(per));
-                groups.push(std::mem::replace(&mut pairs, rest));
-            }
-            std::thread::scope(|s| {
-                let handles: Vec<_> = groups
-                    .into_iter()
-                    .map(|g| s.spawn(move || g.into_iter().map(merge).collect::<Vec<_>>()))
-                    .collect();
-                handles
-                    .into_iter()
-                    .flat_map(|h| h.join().expect("merge worker panicked"))
-                    .collect()
-            })
-        } else {
-            pairs.into_iter().map(merge).collect()
-        };
+        });
     }
     runs.pop().unwrap_or_default()
 }
