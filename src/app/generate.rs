@@ -21,8 +21,10 @@ use boaf_core::engine::limits::WORKER_CAP;
 use boaf_core::folder::Folder;
 use boaf_core::format;
 use boaf_core::generator::batch::{Batch, Event, Order};
+use boaf_core::generator::descent::{
+    DEFAULT_ENERGY, HalfwayMode, MAX_ITERATIONS, SearchParams, default_iterations,
+};
 use boaf_core::generator::pipeline::{Candidate, Job, SortKey};
-use boaf_core::generator::search::{HalfwayMode, MAX_ITERATIONS, SearchParams, default_iterations};
 use boaf_core::generator::store::PuzzleStore;
 use boaf_core::study::ratings::read_ratings;
 use eframe::egui;
@@ -93,16 +95,19 @@ impl GeneratePanel {
     /// noted, so that the seed offered is unused.
     pub(super) fn new(energies: &EnergiesPanel, stored: &[Candidate]) -> GeneratePanel {
         let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let n = 8;
+        // The core's defaults, as `boaf generate` has them.
+        let defaults = SearchParams::for_cards(n);
         let mut panel = GeneratePanel {
-            n: 8,
-            energy: "E5".into(),
+            n,
+            energy: DEFAULT_ENERGY.into(),
             workers,
             seed: 1,
             count: 10,
-            iterations: default_iterations(8),
-            swap_in: 0.3,
-            uphill: 0.005,
-            halfway_mode: HalfwayMode::for_cards(8),
+            iterations: defaults.iterations,
+            swap_in: defaults.swap_in,
+            uphill: defaults.uphill,
+            halfway_mode: defaults.halfway_mode,
             difficulty: true,
             batch: None,
             sort: None,
@@ -169,7 +174,7 @@ impl GeneratePanel {
         let book = energies.book();
         if book.get(&self.energy).is_none() {
             self.energy = book
-                .get("E5")
+                .get(DEFAULT_ENERGY)
                 .or(book.energies().first())
                 .map_or_else(String::new, |e| e.name.clone());
             if !self.is_running() {
@@ -436,8 +441,8 @@ impl BoafApp {
                             "worker {}: puzzle {:>3}, {}, best energy {}",
                             w + 1,
                             l.index + 1,
-                            l.phase,
-                            format::number(Some(l.best))
+                            l.report.phase,
+                            format::number(Some(l.report.best))
                         ),
                         None => format!("worker {}: starting", w + 1),
                     });

@@ -17,8 +17,10 @@ use boaf_core::engine::notation::to_compact;
 use boaf_core::engine::solver::solve;
 use boaf_core::engine::state::Grid;
 use boaf_core::generator::batch::{Batch, Event, Order};
+use boaf_core::generator::descent::{
+    DEFAULT_ENERGY, SearchParams, paper_iterations, random_puzzle,
+};
 use boaf_core::generator::pipeline::{Candidate, Job};
-use boaf_core::generator::search::{SearchParams, paper_iterations, random_puzzle};
 use clap::{Args, Subcommand};
 use rand::SeedableRng;
 use std::process::ExitCode;
@@ -81,7 +83,7 @@ pub struct BenchSearchArgs {
     #[arg(short, long, default_value_t = 16)]
     n: usize,
     /// Energy to minimize
-    #[arg(long, default_value = "E5")]
+    #[arg(long, default_value = DEFAULT_ENERGY)]
     energy: String,
     /// A setting to measure, as key=value,... (repeatable; see below)
     #[arg(long = "setting", value_name = "SETTING", default_values_t = [
@@ -155,7 +157,7 @@ pub struct BenchGenerateArgs {
     #[arg(long, default_value = "paper,2500", value_delimiter = ',')]
     iterations: Vec<String>,
     /// Energy
-    #[arg(long, default_value = "E5")]
+    #[arg(long, default_value = DEFAULT_ENERGY)]
     energy: String,
     /// Workers; each makes one puzzle, so the wall time is the time per puzzle
     #[arg(long, default_value_t = 2)]
@@ -728,7 +730,7 @@ pub fn bench_best_first(args: BestFirstArgs) -> Result<ExitCode> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use boaf_core::generator::search::{DEFAULT_SCREEN, DEFAULT_WARMUP, HalfwayMode};
+    use boaf_core::generator::descent::{DEFAULT_SCREEN, DEFAULT_WARMUP, HalfwayMode};
 
     #[test]
     fn a_setting_changes_only_what_it_names() {

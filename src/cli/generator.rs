@@ -9,9 +9,12 @@ use boaf_core::engine::state::Grid;
 use boaf_core::folder::{Folder, LoadedEnergies};
 use boaf_core::format;
 use boaf_core::generator::batch::{Batch, Event, Order};
+use boaf_core::generator::descent::{
+    DEFAULT_CONFIRM, DEFAULT_ENERGY, DEFAULT_SCREEN, DEFAULT_SWAP_IN, DEFAULT_UPHILL, HalfwayMode,
+    SearchParams, default_iterations,
+};
 use boaf_core::generator::energy::{Chain, EnergyBook, holds, parse_condition};
 use boaf_core::generator::pipeline::{Candidate, Job, SortKey, shard};
-use boaf_core::generator::search::{HalfwayMode, SearchParams, default_iterations};
 use boaf_core::generator::store::{PuzzleStore, read_store};
 use clap::Args;
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
@@ -48,7 +51,7 @@ pub struct GenerateArgs {
     #[arg(long, default_value_t = 10)]
     count: usize,
     /// Energy to minimize, by name or id
-    #[arg(long, default_value = "E5")]
+    #[arg(long, default_value = DEFAULT_ENERGY)]
     energy: String,
     /// More energy files (TOML, as assets/energies.toml); later ones override
     #[arg(long, value_name = "FILE")]
@@ -63,10 +66,10 @@ pub struct GenerateArgs {
     #[arg(long)]
     iterations: Option<usize>,
     /// Probability that a step swaps an unused card in
-    #[arg(long, default_value_t = 0.3)]
+    #[arg(long, default_value_t = DEFAULT_SWAP_IN)]
     swap_in: f64,
     /// Probability of keeping a step that raises the energy
-    #[arg(long, default_value_t = 0.005)]
+    #[arg(long, default_value_t = DEFAULT_UPHILL)]
     uphill: f64,
     /// How the search knows the halfway ratio: exact (the fast exact counts
     /// at every step), estimate (sampling), or confirm (sampling, then the
@@ -80,7 +83,7 @@ pub struct GenerateArgs {
     /// numerator over this many times the current puzzle's denominator, and
     /// undo it without counting its states if even that is worse; 0 counts
     /// every step
-    #[arg(long, default_value_t = boaf_core::generator::search::DEFAULT_SCREEN)]
+    #[arg(long, default_value_t = DEFAULT_SCREEN)]
     screen: f64,
     /// With --halfway exact: score each descent by the halfway estimate
     /// until its estimated ratio falls below this (or a quarter of its
@@ -92,7 +95,7 @@ pub struct GenerateArgs {
     #[arg(long, default_value_t = 0)]
     restarts: usize,
     /// With --halfway confirm: how many of the best puzzles by estimate are analysed exactly
-    #[arg(long, default_value_t = 3)]
+    #[arg(long, default_value_t = DEFAULT_CONFIRM)]
     confirm: usize,
     /// Grid, written RxC
     #[arg(long, default_value = "4x4", value_parser = grid_arg)]
@@ -286,12 +289,15 @@ pub fn generate(args: GenerateArgs) -> Result<ExitCode> {
                     // The bar follows the phase: the descent's steps, then
                     // each exact analysis's layers, named in the message.
                     let pb = &bars[worker];
-                    let (done, of) = progress.phase.done_of();
+                    let (done, of) = progress.report.phase.done_of();
                     pb.set_length(of as u64);
                     pb.set_position(done as u64);
                     pb.set_message(format!(
                         "puzzle {}: {}; energy {:.6}, best {:.6}",
-                        progress.index, progress.phase, progress.current, progress.best
+                        progress.index,
+                        progress.report.phase,
+                        progress.report.current,
+                        progress.report.best
                     ));
                 }
                 Event::Candidate(c) => {

@@ -17,7 +17,7 @@ mod tune;
 
 use anyhow::Result;
 use boaf_core::engine::limits::SearchError;
-use boaf_core::generator::search::GenError;
+use boaf_core::generator::descent::GenError;
 use clap::{Parser, Subcommand};
 use input::STATE_HELP;
 use std::process::ExitCode;

@@ -316,8 +316,8 @@ fn store_candidates(
     n: usize,
     seeds: std::ops::Range<u64>,
 ) -> Vec<boaf_core::generator::pipeline::Candidate> {
+    use boaf_core::generator::descent::SearchParams;
     use boaf_core::generator::pipeline::{Job, make_candidate};
-    use boaf_core::generator::search::SearchParams;
     let folder = Folder::new(root.path());
     let (mut store, _) =
         boaf_core::generator::store::PuzzleStore::open(&folder.store_file(n, "E5")).unwrap();

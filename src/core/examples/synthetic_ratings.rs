@@ -14,9 +14,9 @@
 use boaf_core::engine::features::Features;
 use boaf_core::engine::limits::Limits;
 use boaf_core::folder::Folder;
+use boaf_core::generator::descent::SearchParams;
 use boaf_core::generator::energy::builtin;
 use boaf_core::generator::pipeline::{Job, make_candidate};
-use boaf_core::generator::search::SearchParams;
 use boaf_core::study::ratings::{PlayRecord, Rating, RatingsStore};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};

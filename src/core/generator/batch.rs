@@ -10,8 +10,8 @@
 //! puzzles before it that are still being searched); [`Order::Arrival`]
 //! stores each one the moment it arrives, so a crash loses none that came.
 
+use crate::generator::descent::WorkerProgress;
 use crate::generator::pipeline::{Candidate, Generator, Job, Message, Wake, seed_after};
-use crate::generator::search::Phase;
 use crate::generator::store::{PuzzleStore, read_store};
 use crossbeam_channel::{RecvTimeoutError, TryRecvError};
 use std::collections::{BTreeMap, BTreeSet};
@@ -26,20 +26,6 @@ pub enum Order {
     Batch,
     /// As they arrive.
     Arrival,
-}
-
-/// A worker's latest report.
-#[derive(Copy, Clone, Debug, PartialEq)]
-pub struct WorkerProgress {
-    /// The puzzle's index in the batch.
-    pub index: usize,
-    /// What the worker is doing on it (its [`Display`](std::fmt::Display)
-    /// says so in words: "descent step 37 of 50", "exact analysis 2 of 3").
-    pub phase: Phase,
-    /// The current puzzle's energy.
-    pub current: f64,
-    /// The best energy so far.
-    pub best: f64,
 }
 
 /// What happened in a batch since the last look.
@@ -364,19 +350,7 @@ impl Batch {
     /// Turns one message into events.
     fn take(&mut self, msg: Message, events: &mut Vec<Event>) {
         match msg {
-            Message::Progress {
-                worker,
-                index,
-                phase,
-                current,
-                best,
-            } => {
-                let progress = WorkerProgress {
-                    index,
-                    phase,
-                    current,
-                    best,
-                };
+            Message::Progress { worker, progress } => {
                 if let Some(line) = self.workers.get_mut(worker) {
                     *line = Some(progress);
                 }

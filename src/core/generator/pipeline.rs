@@ -15,10 +15,10 @@ use crate::engine::features::{Features, halfway_features};
 use crate::engine::limits::{Cancel, Limits, SearchError};
 use crate::engine::notation::{ParseError, ParseErrorKind, parse_state, to_compact};
 use crate::engine::state::{Grid, State};
-use crate::generator::energy::Energy;
-use crate::generator::search::{
-    GenError, LayerHook, Phase, SearchParams, StepReport, hill_descent_told, layer_progress,
+use crate::generator::descent::{
+    Descent, GenError, LayerHook, Phase, SearchParams, StepReport, WorkerProgress, layer_progress,
 };
+use crate::generator::energy::Energy;
 use crossbeam_channel::{Receiver, SendTimeoutError, Sender, TrySendError, bounded};
 use serde::{Deserialize, Serialize};
 use std::cmp::Ordering;
@@ -160,14 +160,8 @@ pub enum Message {
     Progress {
         /// The worker, from 0.
         worker: usize,
-        /// The puzzle's index in the batch.
-        index: usize,
-        /// What the worker is doing on it.
-        phase: Phase,
-        /// The current energy.
-        current: f64,
-        /// The best energy so far.
-        best: f64,
+        /// The puzzle and where its making is.
+        progress: WorkerProgress,
     },
     /// A finished puzzle.
     Candidate(Box<Candidate>),
@@ -218,12 +212,12 @@ pub fn make_candidate(
     limits: Limits,
     report: impl FnMut(StepReport),
 ) -> Result<Candidate, GenError> {
-    make_candidate_told(job, index, limits, report, None)
+    make_candidate_with_layers(job, index, limits, report, None)
 }
 
 /// [`make_candidate`], with `layers` told about each layer of its long
 /// exact analyses.
-pub fn make_candidate_told(
+pub fn make_candidate_with_layers(
     job: &Job,
     index: usize,
     limits: Limits,
@@ -231,15 +225,15 @@ pub fn make_candidate_told(
     layers: Option<LayerHook>,
 ) -> Result<Candidate, GenError> {
     let started = Instant::now();
-    let found = hill_descent_told(
+    let found = Descent::new(
         job.n,
         &job.energy,
         &job.params,
         puzzle_seed(job.seed, index),
         limits.clone(),
-        &mut report,
-        layers.clone(),
-    )?;
+    )?
+    .with_layers(layers.clone())
+    .run(&mut report)?;
     // The confirmation may have analysed the best puzzle already.
     let mut features = match found.features {
         Some(f) => f,
@@ -431,10 +425,7 @@ impl Worker {
                 stage = Some(r.phase);
                 let msg = Message::Progress {
                     worker: self.worker,
-                    index,
-                    phase: r.phase,
-                    current: r.current,
-                    best: r.best,
+                    progress: WorkerProgress { index, report: r },
                 };
                 if new_stage {
                     self.send(msg);
@@ -447,10 +438,7 @@ impl Worker {
                 Arc::new(move |r: StepReport| {
                     let msg = Message::Progress {
                         worker,
-                        index,
-                        phase: r.phase,
-                        current: r.current,
-                        best: r.best,
+                        progress: WorkerProgress { index, report: r },
                     };
                     // Dropped rather than waited for, as steps are.
                     if tx.try_send(msg).is_ok()
@@ -460,7 +448,8 @@ impl Worker {
                     }
                 })
             };
-            let made = make_candidate_told(&self.job, index, limits.clone(), report, Some(layers));
+            let made =
+                make_candidate_with_layers(&self.job, index, limits.clone(), report, Some(layers));
             let msg = match made {
                 Ok(c) => Message::Candidate(Box::new(c)),
                 Err(GenError::Search(SearchError::Cancelled)) => break,

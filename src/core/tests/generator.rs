@@ -4,17 +4,18 @@
 mod common;
 
 use boaf_core::engine::analysis::AnalysisOptions;
+use boaf_core::engine::analysis::Progress;
 use boaf_core::engine::features::features;
 use boaf_core::engine::limits::Limits;
 use boaf_core::engine::limits::SearchError;
 use boaf_core::engine::notation::parse_state;
 use boaf_core::generator::batch::{Batch, Event, Order, Summary};
+use boaf_core::generator::descent::{
+    Descent, GenError, HalfwayMode, Phase, SearchParams, StepReport, accepts, hill_descent,
+    uphill_coin,
+};
 use boaf_core::generator::energy::builtin;
 use boaf_core::generator::pipeline::{Candidate, Job, shard};
-use boaf_core::generator::search::{
-    GenError, HalfwayMode, Layers, Phase, SearchParams, StepReport, accepts, hill_descent,
-    hill_descent_told, uphill_coin,
-};
 use boaf_core::generator::store::{PuzzleStore, parse_store};
 use common::temp::TempDir;
 use rand::SeedableRng;
@@ -70,8 +71,8 @@ fn run(job: Job, workers: usize) -> Vec<Candidate> {
         Event::Candidate(c) => out.push((**c).clone()),
         Event::Failed { index, message } => panic!("puzzle {index}: {message}"),
         Event::Progress { progress, .. } => {
-            let (done, of) = progress.phase.done_of();
-            assert!(done <= of, "{:?}", progress.phase);
+            let (done, of) = progress.report.phase.done_of();
+            assert!(done <= of, "{:?}", progress.report.phase);
         }
         Event::Duplicate { .. } | Event::Unstored { .. } => panic!("no store, no duplicates"),
         Event::Finished(_) => {}
@@ -392,16 +393,11 @@ fn a_search_says_which_phase_it_is_in() {
         let layers = layers.clone();
         Arc::new(move |r: StepReport| layers.lock().unwrap().push(r))
     };
-    let found = hill_descent_told(
-        12,
-        &job.energy,
-        &job.params,
-        7,
-        Limits::default(),
-        |r| reports.push(r),
-        Some(hook),
-    )
-    .unwrap();
+    let found = Descent::new(12, &job.energy, &job.params, 7, Limits::default())
+        .unwrap()
+        .with_layers(Some(hook))
+        .run(|r| reports.push(r))
+        .unwrap();
     let phases: Vec<Phase> = reports.iter().map(|r| r.phase).collect();
     let steps = found.trace.len() - 1;
     // Every step of the descent, in order, then one report as each of the
@@ -429,7 +425,7 @@ fn a_search_says_which_phase_it_is_in() {
                 Phase::Confirm {
                     k: at,
                     of: 3,
-                    layers: Some(Layers { done, of: 12 }),
+                    layers: Some(Progress { done, of: 12, .. }),
                 } if at == k => Some(done),
                 _ => None,
             })
@@ -456,7 +452,7 @@ fn a_worker_reports_each_phase_through_the_batch() {
         let summary = finish(batch, Duration::from_secs(300), |e| {
             if let Event::Progress { worker, progress } = e {
                 assert_eq!((*worker, progress.index), (0, 0));
-                phases.push(progress.phase);
+                phases.push(progress.report.phase);
             }
         });
         assert!(summary.is_success(), "{summary:?}");
@@ -508,7 +504,7 @@ fn a_worker_reports_each_phase_through_the_batch() {
     assert!(matches!(
         phases.last(),
         Some(Phase::Features {
-            layers: Some(Layers { done: 6, of: 6 })
+            layers: Some(Progress { done: 6, of: 6, .. })
         })
     ));
     assert!(phases.contains(&Phase::Features { layers: None }));
@@ -533,7 +529,11 @@ fn phases_read_as_english() {
         }),
         "exact analysis 2 of 3"
     );
-    let layers = Some(Layers { done: 5, of: 31 });
+    let layers = Some(Progress {
+        done: 5,
+        of: 31,
+        states: 0,
+    });
     assert_eq!(
         say(Phase::Confirm {
             k: 2,

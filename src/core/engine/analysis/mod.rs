@@ -94,7 +94,7 @@ impl Analysis {
 }
 
 /// A report on a long analysis: `layer` of `of` layers is done, with `states` boards.
-#[derive(Copy, Clone, Debug)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Progress {
     /// Layers finished so far (forward and backward passes both count).
     pub done: usize,
