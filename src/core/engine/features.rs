@@ -366,6 +366,33 @@ mod tests {
     use crate::engine::notation::parse_state;
 
     #[test]
+    fn the_stores_fields_are_the_features_columns_and_values() {
+        // Stores write `Features` with serde: its field names must be the
+        // columns `Feature` names, and its values what `get` reads.
+        let s = parse_state(
+            "-- -- KH -- / 2S -- JD QC / -- -- TS JS / -- -- 3C --",
+            None,
+        )
+        .unwrap();
+        let (mut f, _) = features(&s, &AnalysisOptions::default()).unwrap();
+        f.greedy_wins = Some(true);
+        f.mcts_budget = Some(50);
+        f.playout_win_rate = Some(0.25);
+        let json = serde_json::to_value(&f).unwrap();
+        let object = json.as_object().unwrap();
+        // serde_json's map sorts its keys: compare them as sets.
+        let keys: std::collections::BTreeSet<&str> = object.keys().map(String::as_str).collect();
+        assert_eq!(keys, Feature::ALL.map(Feature::column).into());
+        for feature in Feature::ALL {
+            let stored = &object[feature.column()];
+            let value = stored
+                .as_f64()
+                .or_else(|| stored.as_bool().map(|b| b as u8 as f64));
+            assert_eq!(value, f.get(feature), "{feature}");
+        }
+    }
+
+    #[test]
     fn seed_001_six_card_puzzle() {
         // "The dominant suit ratio of this puzzle would be 5/6" and it "only has one rank cluster".
         let s = parse_state("4D -- -- --\n-- 5D 2C 2D\n3D -- AD --\n-- -- -- --", None).unwrap();
