@@ -9,7 +9,7 @@
 
 use super::BoafApp;
 use super::board::{Highlight, board_ui, move_text};
-use boaf_core::agents::difficulty::puzzle_seed;
+use boaf_core::agents::difficulty::plays_seed;
 use boaf_core::agents::{AgentSpec, Estimate, Position, Weights, game_rng};
 use boaf_core::engine::state::{Move, State};
 use boaf_core::format::plural;
@@ -275,7 +275,7 @@ impl WatchPanel {
 
 /// Asks the agent for its next move, starting its thread if need be.
 fn ask(g: &mut Watched, ctx: &egui::Context) {
-    let seed = puzzle_seed(&g.state);
+    let seed = plays_seed(&g.state);
     let w = g
         .worker
         .get_or_insert_with(|| Worker::start(g.spec.clone(), &g.state, seed, ctx));

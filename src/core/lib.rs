@@ -12,7 +12,8 @@
 //! - [`study`]: the ratings store and the regression of ratings on features.
 //! - [`folder`]: the working folder's layout (`puzzles/`, `ratings/`,
 //!   `assets/`, `energies/`) and how energies load from it; [`durable`]:
-//!   writes that survive a crash; [`format`](mod@format): numbers as people read them.
+//!   writes that survive a crash; [`format`](mod@format): numbers as people read them;
+//!   [`hash`]: the fixed hashes behind energy ids and seeds.
 
 pub mod agents;
 pub mod durable;
@@ -20,6 +21,7 @@ pub mod engine;
 pub mod folder;
 pub mod format;
 pub mod generator;
+pub mod hash;
 pub mod study;
 
 /// Temporary folders for the unit tests, shared with the integration tests.

@@ -21,6 +21,7 @@ pub use mcts::Mcts;
 use crate::engine::board::{Board, Layout, MoveList};
 use crate::engine::solver::classify;
 use crate::engine::state::{MAX_CELLS, Move, State};
+use crate::hash::{GOLDEN, splitmix64};
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
 use serde::{Deserialize, Serialize};
@@ -32,11 +33,9 @@ pub type Rng = Xoshiro256PlusPlus;
 /// A generator for one game, from an experiment's seed, a deal and a game
 /// number: the same game whatever thread plays it.
 pub fn game_rng(seed: u64, deal: u64, game: u64) -> Rng {
-    let mut x = seed ^ deal.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ game.rotate_left(32);
     // splitmix64, so nearby inputs give unrelated streams.
-    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    Rng::seed_from_u64(x ^ (x >> 31))
+    let x = seed ^ deal.wrapping_mul(GOLDEN) ^ game.rotate_left(32);
+    Rng::seed_from_u64(splitmix64(x))
 }
 
 /// A position in play: the board (tops in cells) and the stack sizes, which

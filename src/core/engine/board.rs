@@ -12,6 +12,7 @@
 
 use crate::engine::card::Card;
 use crate::engine::state::{Grid, MAX_CELLS, Move, State};
+use crate::hash::GOLDEN;
 use std::collections::HashMap;
 use std::hash::Hasher;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -36,7 +37,7 @@ impl Hasher for KeyHasher {
     #[inline]
     fn write_u64(&mut self, k: u64) {
         // A multiplicative mix (Fibonacci hashing), folded so both halves matter.
-        let x = (self.0 ^ k).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let x = (self.0 ^ k).wrapping_mul(GOLDEN);
         self.0 = x ^ (x >> 29);
     }
     #[inline]

@@ -24,6 +24,7 @@ use crate::engine::board::{Board, Layout, MoveList};
 use crate::engine::limits::{Limits, SearchError};
 use crate::engine::solver::{Solver, classify};
 use crate::engine::state::{Move, State};
+use crate::hash::fnv1a;
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
 use std::collections::HashSet;
@@ -115,11 +116,15 @@ impl Tension {
     }
 }
 
-/// A seed from the puzzle's cells, so that estimates are a function of the puzzle.
-fn puzzle_seed(state: &State) -> u64 {
-    state.tops().iter().fold(0xcbf2_9ce4_8422_2325u64, |h, t| {
-        (h ^ t.map_or(0xff, |c| c.code() as u64)).wrapping_mul(0x0100_0000_01b3)
-    })
+/// A seed from the puzzle's cells (FNV-1a of each top's code, 0xff for an
+/// empty cell), so that estimates are a function of the puzzle.
+fn estimate_seed(state: &State) -> u64 {
+    let codes: Vec<u8> = state
+        .tops()
+        .iter()
+        .map(|t| t.map_or(0xff, |c| c.code()))
+        .collect();
+    fnv1a(&codes)
 }
 
 /// Estimates the halfway solvability ratio of a state (depth ⌊stacks/2⌋).
@@ -130,7 +135,7 @@ pub fn estimate_halfway(
 ) -> Result<Estimate, SearchError> {
     let (lay, root) = Layout::new(state);
     let depth = root.stacks() as usize / 2;
-    estimate_at(&lay, root, depth, opts, limits, puzzle_seed(state))
+    estimate_at(&lay, root, depth, opts, limits, estimate_seed(state))
 }
 
 /// Estimates the solvability ratio at `depth` below `root`.
