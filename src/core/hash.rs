@@ -74,4 +74,19 @@ mod tests {
         assert_eq!(fibonacci(1, 64), GOLDEN as usize);
         assert_eq!(fibonacci(2, 4), 0x3);
     }
+
+    #[test]
+    fn stored_ids_and_seeds_keep_their_values() {
+        // Values from before the hashes moved here: an energy id, deal 1's
+        // plays seed and two batch seeds (the first is the reference stream's).
+        use crate::agents::difficulty::plays_seed;
+        use crate::engine::deal::deal;
+        use crate::generator::energy::EnergyBook;
+        use crate::generator::pipeline::batch_puzzle_seed;
+        let book = EnergyBook::parse("[[energy]]\nname = \"E\"\nvalue = \"2 * n\"\n", "e.toml");
+        assert_eq!(book.unwrap().get("E").unwrap().id(), "E-047c48e9");
+        assert_eq!(plays_seed(&deal(1)), 0x5397_0ae5_c4e9_7c8e);
+        assert_eq!(batch_puzzle_seed(0, 0), 0xe220_a839_7b1d_cdaf);
+        assert_eq!(batch_puzzle_seed(42, 3), 0x581c_e1ff_0e4a_e394);
+    }
 }

@@ -13,7 +13,8 @@
 //! - [`folder`]: the working folder's layout (`puzzles/`, `ratings/`,
 //!   `assets/`, `energies/`) and how energies load from it; [`durable`]:
 //!   writes that survive a crash; [`format`](mod@format): numbers as people read them;
-//!   [`hash`]: the fixed hashes behind energy ids and seeds.
+//!   [`hash`]: the fixed hashes behind energy ids and seeds; [`stats`]: the
+//!   experiments' statistics (Wilson, McNemar, Spearman).
 
 pub mod agents;
 pub mod durable;
@@ -22,6 +23,7 @@ pub mod folder;
 pub mod format;
 pub mod generator;
 pub mod hash;
+pub mod stats;
 pub mod study;
 
 /// Temporary folders for the unit tests, shared with the integration tests.

@@ -13,7 +13,9 @@
 pub mod difficulty;
 mod mcts;
 pub mod search;
-pub mod stats;
+/// The statistics moved to [`crate::stats`]; still here under this name for
+/// the agents' reports.
+pub use crate::stats;
 pub mod tune;
 
 pub use mcts::Mcts;
