@@ -2,8 +2,9 @@
 //!
 //! Ordinary least squares with linfa-linear on z-scored features (sample
 //! standard deviation), with an intercept. Standard errors come from
-//! σ²·(Z'Z)⁻¹ with σ² = RSS ÷ (n − k − 1); t and two-sided p from Student's t
-//! (statrs). Fits that cannot be trusted say why instead of showing NaN: too
+//! σ²·(Z'Z)⁻¹ with σ² = RSS ÷ (n − k − 1) (the inverse, and the eigenvalues
+//! of the collinearity test, from nalgebra); t and two-sided p from
+//! Student's t (statrs). Fits that cannot be trusted say why instead of showing NaN: too
 //! few ratings, a constant feature, collinear features.
 
 use crate::format;
@@ -11,6 +12,7 @@ use crate::study::ratings::{RatingsTable, ValueProblem};
 use linfa::Dataset;
 use linfa::traits::Fit as _;
 use linfa_linear::LinearRegression;
+use nalgebra::DMatrix;
 use ndarray::{Array1, Array2};
 use serde::Serialize;
 use statrs::distribution::{ContinuousCDF, StudentsT};
@@ -388,7 +390,7 @@ pub fn fit(names: &[String], x: &[Vec<f64>], y: &[f64]) -> Result<Fit, RegressEr
         coefs: names
             .iter()
             .enumerate()
-            .map(|(j, name)| coef(name, beta[j], inv.as_ref().map(|m| m[j][j])))
+            .map(|(j, name)| coef(name, beta[j], inv.as_ref().map(|m| m[(j, j)])))
             .collect(),
         means,
         sds,
@@ -425,76 +427,24 @@ fn collinear_hint(names: &[String], corr: &Array2<f64>) -> String {
     }
 }
 
-/// The inverse of a symmetric positive-definite matrix by Gauss–Jordan with
-/// partial pivoting; `None` if it is singular.
-fn invert(m: &Array2<f64>) -> Option<Vec<Vec<f64>>> {
-    let k = m.nrows();
-    let mut a: Vec<Vec<f64>> = (0..k)
-        .map(|i| {
-            let mut row: Vec<f64> = m.row(i).to_vec();
-            row.extend((0..k).map(|j| f64::from(u8::from(i == j))));
-            row
-        })
-        .collect();
-    for col in 0..k {
-        let pivot = (col..k).max_by(|&p, &q| a[p][col].abs().total_cmp(&a[q][col].abs()))?;
-        if a[pivot][col].abs() < 1e-300 {
-            return None;
-        }
-        a.swap(col, pivot);
-        let d = a[col][col];
-        a[col].iter_mut().for_each(|v| *v /= d);
-        for r in 0..k {
-            if r != col {
-                let f = a[r][col];
-                if f != 0.0 {
-                    let pivot_row = a[col].clone();
-                    for (v, p) in a[r].iter_mut().zip(&pivot_row) {
-                        *v -= f * p;
-                    }
-                }
-            }
-        }
-    }
-    Some(a.into_iter().map(|row| row[k..].to_vec()).collect())
+/// An ndarray matrix as nalgebra's, for the linear algebra linfa does not give.
+fn to_nalgebra(m: &Array2<f64>) -> DMatrix<f64> {
+    DMatrix::from_fn(m.nrows(), m.ncols(), |i, j| m[[i, j]])
 }
 
-/// The eigenvalues of a small symmetric matrix, by cyclic Jacobi rotations.
+/// The inverse of a square matrix (LU with partial pivoting); `None` if it
+/// is singular.
+fn invert(m: &Array2<f64>) -> Option<DMatrix<f64>> {
+    to_nalgebra(m).try_inverse()
+}
+
+/// The eigenvalues of a symmetric matrix.
 fn symmetric_eigenvalues(m: &Array2<f64>) -> Vec<f64> {
-    let k = m.nrows();
-    let mut a = m.clone();
-    for _sweep in 0..100 {
-        let off: f64 = (0..k)
-            .flat_map(|i| (0..k).filter(move |&j| j != i).map(move |j| (i, j)))
-            .map(|(i, j)| a[[i, j]].powi(2))
-            .sum();
-        if off < 1e-30 {
-            break;
-        }
-        for p in 0..k {
-            for q in p + 1..k {
-                if a[[p, q]].abs() < 1e-300 {
-                    continue;
-                }
-                let theta = (a[[q, q]] - a[[p, p]]) / (2.0 * a[[p, q]]);
-                let t = theta.signum() / (theta.abs() + (theta * theta + 1.0).sqrt());
-                let t = if theta == 0.0 { 1.0 } else { t };
-                let c = 1.0 / (t * t + 1.0).sqrt();
-                let s = t * c;
-                for r in 0..k {
-                    let (arp, arq) = (a[[r, p]], a[[r, q]]);
-                    a[[r, p]] = c * arp - s * arq;
-                    a[[r, q]] = s * arp + c * arq;
-                }
-                for r in 0..k {
-                    let (apr, aqr) = (a[[p, r]], a[[q, r]]);
-                    a[[p, r]] = c * apr - s * aqr;
-                    a[[q, r]] = s * apr + c * aqr;
-                }
-            }
-        }
-    }
-    (0..k).map(|i| a[[i, i]]).collect()
+    to_nalgebra(m)
+        .symmetric_eigenvalues()
+        .iter()
+        .copied()
+        .collect()
 }
 
 #[cfg(test)]
