@@ -146,10 +146,7 @@ impl Weights {
 
     /// The weights as TOML, as [`Weights::from_toml`] reads them.
     pub fn to_toml(&self) -> String {
-        format!(
-            "score = {:?}\nmoves = {:?}\nlost = {:?}\n",
-            self.score, self.moves, self.lost
-        )
+        toml::to_string(self).expect("three numbers are always TOML")
     }
 
     /// The weights as a vector, in a fixed order (score, moves, lost).
@@ -483,6 +480,15 @@ mod tests {
             lost: -50.0,
         };
         assert_eq!(Weights::from_toml(&w.to_toml()).unwrap(), w);
+        // Every float comes back to the bit.
+        let odd = Weights {
+            score: 0.1 + 0.2,
+            moves: 1e-7,
+            lost: -0.0,
+        };
+        let bits = |w: Weights| w.to_vec().iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+        let back = Weights::from_toml(&odd.to_toml()).unwrap();
+        assert_eq!(bits(back), bits(odd));
         let err = Weights::from_toml("score = 1.0\nmovse = 2.5\n").unwrap_err();
         assert!(err.to_string().contains("line 2"), "{err}");
         assert!(

@@ -167,25 +167,46 @@ impl Fit {
             let (sign, mag) = if -w < 0.0 { ('-', *w) } else { ('+', -w) };
             value.push_str(&format!(" {sign} {mag} * {}", c.name));
         }
-        // `{:?}` keeps each bound exact (and always a TOML float).
-        let range: Vec<String> = self
-            .coefs
-            .iter()
-            .zip(&self.ranges)
-            .map(|(c, (lo, hi))| format!("{} = [{lo:?}, {hi:?}]", c.name))
-            .collect();
-        format!(
-            "[[energy]]\nname = {}\nabout = {}\nvalue = \"{value}\"\nrange = {{ {} }}\n",
-            toml_string(name),
-            toml_string(about),
-            range.join(", ")
-        )
+        let entry = FittedEnergy {
+            name,
+            about,
+            value,
+            range: RatedRanges(
+                self.coefs
+                    .iter()
+                    .zip(&self.ranges)
+                    .map(|(c, &(lo, hi))| (c.name.as_str(), [lo, hi]))
+                    .collect(),
+            ),
+        };
+        // toml_edit rather than toml: only it writes the range as the inline
+        // table the file has always had, one line that a reader can drop.
+        let entry = toml_edit::ser::to_document(&entry)
+            .expect("a fitted energy is strings and numbers, all of them TOML");
+        let mut energies = toml_edit::ArrayOfTables::new();
+        energies.push(entry.into_table());
+        let mut file = toml_edit::DocumentMut::new();
+        file.insert("energy", toml_edit::Item::ArrayOfTables(energies));
+        file.to_string()
     }
 }
 
-fn toml_string(s: &str) -> String {
-    // A basic TOML string: JSON's escapes are a subset TOML accepts.
-    serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
+/// A fitted energy as the energies file holds it: one `[[energy]]` table.
+#[derive(Serialize)]
+struct FittedEnergy<'a> {
+    name: &'a str,
+    about: &'a str,
+    value: String,
+    range: RatedRanges<'a>,
+}
+
+/// Each feature's rated range, `feature = [min, max]`, in the fit's order.
+struct RatedRanges<'a>(Vec<(&'a str, [f64; 2])>);
+
+impl Serialize for RatedRanges<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_map(self.0.iter().map(|(name, range)| (name, range)))
+    }
 }
 
 /// The ratings usable for a fit, and why the others were left out.
@@ -542,5 +563,32 @@ mod tests {
         let f = fit(&names(&["a"]), &x[..2], &y[..2]).unwrap();
         assert!(f.coefs[0].std_error.is_none() && f.adj_r2.is_none());
         assert!(!f.warnings.is_empty());
+    }
+
+    #[test]
+    fn a_fitted_energy_reads_back_exactly() {
+        let x: Vec<Vec<f64>> = (0..6)
+            .map(|i| vec![i as f64 * 0.1, (i * i) as f64])
+            .collect();
+        let y: Vec<f64> = (0..6)
+            .map(|i| 3.0 + 2.0 * i as f64 + (i % 2) as f64)
+            .collect();
+        let f = fit(&names(&["a", "c"]), &x, &y).unwrap();
+        let text = f.to_energy_toml("fit \"1\"", "R² from a\\b");
+        let file: toml::Table = toml::from_str(&text).unwrap();
+        let e = file["energy"][0].as_table().unwrap();
+        assert_eq!(e["name"].as_str(), Some("fit \"1\""));
+        assert_eq!(e["about"].as_str(), Some("R² from a\\b"));
+        let range = |name: &str| -> Vec<f64> {
+            let r = e["range"][name].as_array().unwrap();
+            r.iter().map(|v| v.as_float().unwrap()).collect()
+        };
+        assert_eq!(range("a"), [0.0, 0.5]);
+        assert_eq!(range("c"), [0.0, 25.0]);
+        // The range is one line, the last, as the file has always had it.
+        assert!(
+            text.ends_with("range = { a = [0.0, 0.5], c = [0.0, 25.0] }\n"),
+            "{text}"
+        );
     }
 }
