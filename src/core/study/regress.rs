@@ -4,8 +4,8 @@
 //! standard deviation), with an intercept. Standard errors come from
 //! σ²·(Z'Z)⁻¹ with σ² = RSS ÷ (n − k − 1) (the inverse, and the eigenvalues
 //! of the collinearity test, from nalgebra); t and two-sided p from
-//! Student's t (statrs). Fits that cannot be trusted say why instead of showing NaN: too
-//! few ratings, a constant feature, collinear features.
+//! Student's t (statrs). Fits that cannot be trusted say why instead of
+//! showing NaN: too few ratings, a constant feature, collinear features.
 
 use crate::format;
 use crate::study::ratings::{RatingsTable, ValueProblem};
