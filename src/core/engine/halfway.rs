@@ -1042,12 +1042,12 @@ impl WordSet {
         let size = (2 * words.len()).next_power_of_two().max(16);
         self.table.clear();
         self.table.resize(size, EMPTY);
-        let bits = size.trailing_zeros();
+        let slot_bits = size.trailing_zeros();
         let mut kept = 0;
         for i in 0..words.len() {
             let w = words[i];
             debug_assert_ne!(w, EMPTY);
-            let mut at = crate::hash::fibonacci(w, bits);
+            let mut at = crate::hash::fibonacci(w, slot_bits);
             loop {
                 let held = self.table[at];
                 if held == w {
