@@ -6,7 +6,7 @@ use anyhow::{Context, Result, bail};
 use boaf_core::engine::deal::deal_on;
 use boaf_core::engine::notation::{ParseError, parse_grid, parse_state};
 use boaf_core::engine::state::{Grid, State};
-use boaf_core::format::whole_units;
+use boaf_core::format::size::whole_units;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::{IsTerminal, Read};

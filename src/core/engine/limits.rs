@@ -5,7 +5,7 @@
 //! descent all take a [`Limits`] and ask it, every few thousand states,
 //! whether to go on; nothing else in the engine looks at a flag or a cap.
 
-use crate::format;
+use crate::format::size::size_text;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use thiserror::Error;
@@ -29,7 +29,7 @@ pub enum SearchError {
     #[error("cancelled")]
     Cancelled,
     /// The tables would have grown past the memory cap.
-    #[error("the search needs more than the memory cap of {}", format::size_text(*cap))]
+    #[error("the search needs more than the memory cap of {}", size_text(*cap))]
     MemoryCap {
         /// The cap, in bytes.
         cap: usize,
