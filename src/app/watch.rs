@@ -10,7 +10,7 @@
 use super::BoafApp;
 use super::board::{Highlight, board_ui, move_text};
 use super::task::{Answerer, Poll};
-use boaf_core::agents::difficulty::puzzle_seed;
+use boaf_core::agents::difficulty::plays_seed;
 use boaf_core::agents::{AgentSpec, Estimate, Position, Weights, game_rng};
 use boaf_core::engine::state::{Move, State};
 use boaf_core::format::plural;
@@ -251,7 +251,7 @@ impl WatchPanel {
 
 /// Asks the agent for its next move, starting its thread if need be.
 fn ask(g: &mut Watched, ctx: &egui::Context) {
-    let seed = puzzle_seed(&g.state);
+    let seed = plays_seed(&g.state);
     let w = g
         .worker
         .get_or_insert_with(|| start_worker(&g.spec, &g.state, seed, ctx));

@@ -4,11 +4,11 @@
 
 use super::input::{all_cores, parallel_map, range_arg};
 use anyhow::{Context, Result, bail};
-use boaf_core::agents::stats::{mcnemar_exact, wilson};
 use boaf_core::agents::{AgentSpec, Weights, game_rng, play};
 use boaf_core::engine::deal::deal;
 use boaf_core::engine::solver::solve;
 use boaf_core::format;
+use boaf_core::stats::{mcnemar_exact, wilson};
 use clap::Args;
 use serde::Serialize;
 use std::io::Write;

@@ -10,7 +10,7 @@ use anyhow::{Context, Result, anyhow, bail};
 use boaf_core::agents::Weights;
 use boaf_core::agents::search::{Order as SearchOrder, search};
 use boaf_core::engine::deal::deal;
-use boaf_core::engine::estimate::{EstimateOptions, estimate_halfway, spearman};
+use boaf_core::engine::estimate::{EstimateOptions, estimate_halfway};
 use boaf_core::engine::halfway::halfway;
 use boaf_core::engine::limits::{BENCH_CAP, Limits, WORKER_CAP};
 use boaf_core::engine::notation::to_compact;
@@ -21,6 +21,7 @@ use boaf_core::generator::descent::{
     DEFAULT_ENERGY, SearchParams, paper_iterations, random_puzzle,
 };
 use boaf_core::generator::pipeline::{Candidate, Job};
+use boaf_core::stats::spearman;
 use clap::{Args, Subcommand};
 use rand::SeedableRng;
 use std::process::ExitCode;

@@ -5,9 +5,9 @@
 
 use anyhow::{Context, Result, bail};
 use boaf_core::engine::deal::deal_on;
-use boaf_core::engine::limits::whole_units;
 use boaf_core::engine::notation::{ParseError, parse_grid, parse_state};
 use boaf_core::engine::state::{Grid, State};
+use boaf_core::format::size::whole_units;
 use boaf_core::parallel;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};

@@ -30,33 +30,40 @@ impl FileError {
     }
 }
 
-/// Replaces (or creates) a whole file: writes a synced sibling, renames it
-/// over the file, then syncs the folder so the rename survives a power cut.
-/// The folder is made first if it is missing. A crash leaves the old file or
-/// the new one, never half of either.
+/// Replaces (or creates) a whole file: writes a synced temporary sibling
+/// with a name of its own (`.name.XXXXXX.writing`, so two writers of one
+/// file never share it), renames it over the file, then syncs the folder so
+/// the rename survives a power cut. The folder is made first if it is
+/// missing. A crash leaves the old file or the new one, never half of
+/// either; a failure leaves no temporary behind.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), FileError> {
-    let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
-    if let Some(dir) = dir {
-        std::fs::create_dir_all(dir).map_err(FileError::at(dir))?;
-    }
-    let tmp = PathBuf::from(format!("{}.writing", path.display()));
-    let written = File::create(&tmp)
-        .and_then(|mut f| {
-            f.write_all(bytes)?;
-            f.sync_all()
-        })
-        .map_err(FileError::at(&tmp))
-        .and_then(|()| std::fs::rename(&tmp, path).map_err(FileError::at(path)));
-    if written.is_err() {
-        // Leave no half-written sibling behind.
-        let _ = std::fs::remove_file(&tmp);
-    }
-    written?;
-    if let Some(dir) = dir {
-        // Not every platform can open a folder; the rename is done either way.
-        if let Ok(d) = File::open(dir) {
-            let _ = d.sync_all();
+    let dir = match path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        Some(dir) => {
+            std::fs::create_dir_all(dir).map_err(FileError::at(dir))?;
+            dir
         }
+        None => Path::new("."),
+    };
+    let prefix = format!(".{}.", path.file_name().unwrap_or_default().display());
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(&prefix).suffix(".writing");
+    // The file gets the permissions `File::create` gives (0666 less the
+    // umask), not the temporary's private 0600.
+    #[cfg(unix)]
+    builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
+    // Dropping the temporary on an error removes it.
+    let mut tmp = builder.tempfile_in(dir).map_err(FileError::at(path))?;
+    tmp.write_all(bytes)
+        .and_then(|()| tmp.as_file().sync_all())
+        .map_err(|error| FileError {
+            path: tmp.path().to_path_buf(),
+            error,
+        })?;
+    tmp.persist(path)
+        .map_err(|e| FileError::at(path)(e.error))?;
+    // Not every platform can open a folder; the rename is done either way.
+    if let Ok(d) = File::open(dir) {
+        let _ = d.sync_all();
     }
     Ok(())
 }
@@ -80,6 +87,15 @@ mod tests {
         write_atomically(&path, b"first version, longer").unwrap();
         write_atomically(&path, b"second").unwrap();
         assert_eq!(std::fs::read(&path).unwrap(), b"second");
+        // Readable by others, as a file made by `File::create`.
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+            let plain = File::create(dir.join("plain")).unwrap();
+            assert_eq!(mode, plain.metadata().unwrap().permissions().mode());
+            std::fs::remove_file(dir.join("plain")).unwrap();
+        }
         // No sibling is left behind.
         let names: Vec<_> = std::fs::read_dir(dir.join("a/b")).unwrap().collect();
         assert_eq!(names.len(), 1);
@@ -97,5 +113,32 @@ mod tests {
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
             .collect();
         assert!(!left.iter().any(|n| n.ends_with(".writing")), "{left:?}");
+    }
+
+    #[test]
+    fn two_writers_of_one_file_never_tear_it() {
+        let dir = crate::temp::TempDir::new("durable-race");
+        let path = dir.join("shared.txt");
+        // Different lengths, so a mix of the two would show.
+        let texts: [&[u8]; 2] = [b"the first writer's text", b"the second's, a longer one"];
+        std::thread::scope(|s| {
+            for text in texts {
+                let path = &path;
+                s.spawn(move || {
+                    for _ in 0..200 {
+                        write_atomically(path, text).unwrap();
+                        let now = std::fs::read(path).unwrap();
+                        assert!(texts.contains(&now.as_slice()), "{now:?}");
+                    }
+                });
+            }
+        });
+        assert!(texts.contains(&std::fs::read(&path).unwrap().as_slice()));
+        // Only the file is left: no temporary of either writer.
+        let left: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(left, ["shared.txt"], "{left:?}");
     }
 }

@@ -1,7 +1,9 @@
 //! Numbers as people read them, the same way in the app, on the command line
-//! and in the regression table. A number that is missing (a feature a puzzle
-//! does not have, a standard error with no degrees of freedom) shows as
-//! [`MISSING`] everywhere.
+//! and in the regression table, sizes too (a memory cap reads `4 GiB`). A
+//! number that is missing (a feature a puzzle does not have, a standard
+//! error with no degrees of freedom) shows as [`MISSING`] everywhere.
+
+pub mod size;
 
 /// How a missing number shows.
 pub const MISSING: &str = "—";

@@ -13,7 +13,9 @@
 //! - [`folder`]: the working folder's layout (`puzzles/`, `ratings/`,
 //!   `assets/`, `energies/`) and how energies load from it; [`durable`]:
 //!   writes that survive a crash; [`format`](mod@format): numbers as people read them;
-//!   [`parallel`]: work spread over a set number of threads.
+//!   [`parallel`]: work spread over a set number of threads; [`hash`]: the
+//!   fixed hashes behind energy ids and seeds; [`stats`]: the experiments'
+//!   statistics (Wilson, McNemar, Spearman).
 
 #![warn(missing_docs)]
 
@@ -23,7 +25,9 @@ pub mod engine;
 pub mod folder;
 pub mod format;
 pub mod generator;
+pub mod hash;
 pub mod parallel;
+pub mod stats;
 pub mod study;
 
 /// Temporary folders for the unit tests, shared with the integration tests.

@@ -11,6 +11,7 @@ use crate::engine::features::Features;
 use crate::engine::limits::{Limits, SearchError};
 use crate::engine::notation::to_compact;
 use crate::engine::state::State;
+use crate::hash::fnv1a;
 use rand::SeedableRng;
 
 /// Random playouts behind `playout_win_rate`.
@@ -27,12 +28,10 @@ pub const GRADE_WINS: u32 = 4;
 
 /// The seed a puzzle's plays start from: FNV-1a of its compact notation,
 /// with the grid, so that the same puzzle always plays the same games.
-pub fn puzzle_seed(state: &State) -> u64 {
+pub fn plays_seed(state: &State) -> u64 {
     let grid = state.grid();
     let text = format!("{}x{} {}", grid.rows(), grid.cols(), to_compact(state));
-    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
-        (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
-    })
+    fnv1a(text.as_bytes())
 }
 
 /// The share of `playouts` seeded random playouts (seed 004's monkey) that
@@ -42,7 +41,7 @@ pub fn playout_win_rate(state: &State, playouts: u32) -> f64 {
         return 0.0;
     }
     let (lay, pos) = Position::new(state);
-    let mut rng = Rng::seed_from_u64(puzzle_seed(state));
+    let mut rng = Rng::seed_from_u64(plays_seed(state));
     let wins = (0..playouts)
         .filter(|_| random_playout(&lay, &pos, &mut rng))
         .count();
@@ -76,7 +75,7 @@ pub fn mcts_budget(
     if !solvable {
         return Ok(None);
     }
-    let seed = puzzle_seed(state);
+    let seed = plays_seed(state);
     for budget in LADDER {
         let mut wins = 0;
         for game in 0..GRADE_GAMES {
@@ -202,7 +201,7 @@ mod tests {
         for d in [0i32, 3, 7] {
             let s = deal(d);
             let budget = mcts_budget(&s, true, &Limits::default()).unwrap().unwrap();
-            let seed = puzzle_seed(&s);
+            let seed = plays_seed(&s);
             let wins_at = |b: u32| {
                 (0..GRADE_GAMES)
                     .filter(|&g| {

@@ -13,7 +13,9 @@
 pub mod difficulty;
 mod mcts;
 pub mod search;
-pub mod stats;
+/// The statistics moved to [`crate::stats`]; still here under this name for
+/// the agents' reports.
+pub use crate::stats;
 pub mod tune;
 
 pub use mcts::Mcts;
@@ -21,6 +23,7 @@ pub use mcts::Mcts;
 use crate::engine::board::{Board, Layout, MoveList};
 use crate::engine::solver::classify;
 use crate::engine::state::{MAX_CELLS, Move, State};
+use crate::hash::{GOLDEN, splitmix64};
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
 use serde::{Deserialize, Serialize};
@@ -32,11 +35,9 @@ pub type Rng = Xoshiro256PlusPlus;
 /// A generator for one game, from an experiment's seed, a deal and a game
 /// number: the same game whatever thread plays it.
 pub fn game_rng(seed: u64, deal: u64, game: u64) -> Rng {
-    let mut x = seed ^ deal.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ game.rotate_left(32);
     // splitmix64, so nearby inputs give unrelated streams.
-    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    Rng::seed_from_u64(x ^ (x >> 31))
+    let x = seed ^ deal.wrapping_mul(GOLDEN) ^ game.rotate_left(32);
+    Rng::seed_from_u64(splitmix64(x))
 }
 
 /// A position in play: the board (tops in cells) and the stack sizes, which
@@ -145,10 +146,7 @@ impl Weights {
 
     /// The weights as TOML, as [`Weights::from_toml`] reads them.
     pub fn to_toml(&self) -> String {
-        format!(
-            "score = {:?}\nmoves = {:?}\nlost = {:?}\n",
-            self.score, self.moves, self.lost
-        )
+        toml::to_string(self).expect("three numbers are always TOML")
     }
 
     /// The weights as a vector, in a fixed order (score, moves, lost).
@@ -482,6 +480,15 @@ mod tests {
             lost: -50.0,
         };
         assert_eq!(Weights::from_toml(&w.to_toml()).unwrap(), w);
+        // Every float comes back to the bit.
+        let odd = Weights {
+            score: 0.1 + 0.2,
+            moves: 1e-7,
+            lost: -0.0,
+        };
+        let bits = |w: Weights| w.to_vec().iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+        let back = Weights::from_toml(&odd.to_toml()).unwrap();
+        assert_eq!(bits(back), bits(odd));
         let err = Weights::from_toml("score = 1.0\nmovse = 2.5\n").unwrap_err();
         assert!(err.to_string().contains("line 2"), "{err}");
         assert!(

@@ -13,38 +13,14 @@
 use crate::engine::card::Card;
 use crate::engine::state::{Grid, MAX_CELLS, Move, State};
 use std::collections::HashMap;
-use std::hash::Hasher;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
-/// A fast hasher for packed keys, which are already well spread in their low
-/// bits (the solver's table, the halfway walk's sets).
-#[derive(Default, Clone, Copy)]
-pub(crate) struct KeyHasher(u64);
-
-impl Hasher for KeyHasher {
-    #[inline]
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    #[inline]
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(b as u64);
-        }
-    }
-    #[inline]
-    fn write_u64(&mut self, k: u64) {
-        // A multiplicative mix (Fibonacci hashing), folded so both halves matter.
-        let x = (self.0 ^ k).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        self.0 = x ^ (x >> 29);
-    }
-    #[inline]
-    fn write_u128(&mut self, k: u128) {
-        self.write_u64(k as u64);
-        self.write_u64((k >> 64) as u64);
-    }
-}
+/// The hasher of the tables keyed by packed boards (the solver's table, the
+/// halfway walk's sets): FxHash, fast for integer keys and spread well
+/// enough for them. Only lookups read these tables, so the hasher decides
+/// no result.
+pub(crate) type KeyHasher = rustc_hash::FxHasher;
 
 /// Puzzle facts shared by every board of one game: cards, flocking, lines.
 #[derive(Clone, Debug)]

@@ -5,6 +5,7 @@
 //! descent all take a [`Limits`] and ask it, every few thousand states,
 //! whether to go on; nothing else in the engine looks at a flag or a cap.
 
+use crate::format::size::size_text;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use thiserror::Error;
@@ -33,29 +34,6 @@ pub enum SearchError {
         /// The cap, in bytes.
         cap: usize,
     },
-}
-
-/// A size as a whole number of the largest unit that divides it: `(4, 'G')`
-/// for 4 GiB, `(512, 'M')`, `(3, 'K')`; `None` below 1 KiB or when no unit
-/// divides it.
-pub fn whole_units(bytes: usize) -> Option<(usize, char)> {
-    [('G', GIB), ('M', 1 << 20), ('K', 1 << 10)]
-        .into_iter()
-        .find(|&(_, size)| bytes >= size && bytes.is_multiple_of(size))
-        .map(|(unit, size)| (bytes / size, unit))
-}
-
-/// A size in bytes as people read it: `4 GiB`, `512 MiB`, or bytes when it
-/// is not a whole number of KiB.
-pub fn size_text(bytes: usize) -> String {
-    match whole_units(bytes) {
-        Some((count, unit)) => format!("{count} {unit}iB"),
-        // Not whole: one decimal is enough to compare with a cap.
-        None if bytes >= GIB => {
-            format!("{:.1} GiB ({bytes} bytes)", bytes as f64 / GIB as f64)
-        }
-        None => format!("{bytes} bytes"),
-    }
 }
 
 /// A switch that stops long work from another thread. Clones share one
@@ -175,11 +153,6 @@ mod tests {
 
     #[test]
     fn the_memory_cap_reads_as_a_size() {
-        assert_eq!(size_text(4 << 30), "4 GiB");
-        assert_eq!(size_text(512 << 20), "512 MiB");
-        assert_eq!(size_text(3 << 10), "3 KiB");
-        assert_eq!(size_text(100), "100 bytes");
-        assert_eq!(size_text((3 << 30) + 1), "3.0 GiB (3221225473 bytes)");
         assert_eq!(
             SearchError::MemoryCap { cap: 6 << 30 }.to_string(),
             "the search needs more than the memory cap of 6 GiB"

@@ -19,6 +19,7 @@ use crate::generator::descent::{
     Descent, GenError, LayerHook, Phase, SearchParams, StepReport, WorkerProgress, layer_progress,
 };
 use crate::generator::energy::Energy;
+use crate::hash::{GOLDEN, splitmix64};
 use crossbeam_channel::{Receiver, SendTimeoutError, Sender, TrySendError, bounded};
 use serde::{Deserialize, Serialize};
 use std::cmp::Ordering;
@@ -179,12 +180,10 @@ pub enum Message {
     },
 }
 
-/// The seed of puzzle `index` of a batch (SplitMix64 of the two).
-pub fn puzzle_seed(batch: u64, index: usize) -> u64 {
-    let mut z = batch.wrapping_add((index as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15));
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
+/// The seed of puzzle `index` of a batch: output `index + 1` of the
+/// splitmix64 stream seeded with the batch's seed.
+pub fn batch_puzzle_seed(batch: u64, index: usize) -> u64 {
+    splitmix64(batch.wrapping_add((index as u64 + 1).wrapping_mul(GOLDEN)))
 }
 
 /// The batch seed after every one these candidates were made with (1 when
@@ -229,7 +228,7 @@ pub fn make_candidate_with_layers(
         job.n,
         &job.energy,
         &job.params,
-        puzzle_seed(job.seed, index),
+        batch_puzzle_seed(job.seed, index),
         limits.clone(),
     )?
     .with_layers(layers.clone())

@@ -2,9 +2,10 @@
 //!
 //! Ordinary least squares with linfa-linear on z-scored features (sample
 //! standard deviation), with an intercept. Standard errors come from
-//! σ²·(Z'Z)⁻¹ with σ² = RSS ÷ (n − k − 1); t and two-sided p from Student's t
-//! (statrs). Fits that cannot be trusted say why instead of showing NaN: too
-//! few ratings, a constant feature, collinear features.
+//! σ²·(Z'Z)⁻¹ with σ² = RSS ÷ (n − k − 1) (the inverse, and the eigenvalues
+//! of the collinearity test, from nalgebra); t and two-sided p from
+//! Student's t (statrs). Fits that cannot be trusted say why instead of
+//! showing NaN: too few ratings, a constant feature, collinear features.
 
 use crate::engine::feature::Feature;
 use crate::format;
@@ -12,6 +13,7 @@ use crate::study::ratings::{RatingsTable, ValueProblem};
 use linfa::Dataset;
 use linfa::traits::Fit as _;
 use linfa_linear::LinearRegression;
+use nalgebra::DMatrix;
 use ndarray::{Array1, Array2};
 use serde::Serialize;
 use statrs::distribution::{ContinuousCDF, StudentsT};
@@ -166,25 +168,46 @@ impl Fit {
             let (sign, mag) = if -w < 0.0 { ('-', *w) } else { ('+', -w) };
             value.push_str(&format!(" {sign} {mag} * {}", c.name));
         }
-        // `{:?}` keeps each bound exact (and always a TOML float).
-        let range: Vec<String> = self
-            .coefs
-            .iter()
-            .zip(&self.ranges)
-            .map(|(c, (lo, hi))| format!("{} = [{lo:?}, {hi:?}]", c.name))
-            .collect();
-        format!(
-            "[[energy]]\nname = {}\nabout = {}\nvalue = \"{value}\"\nrange = {{ {} }}\n",
-            toml_string(name),
-            toml_string(about),
-            range.join(", ")
-        )
+        let entry = FittedEnergy {
+            name,
+            about,
+            value,
+            range: RatedRanges(
+                self.coefs
+                    .iter()
+                    .zip(&self.ranges)
+                    .map(|(c, &(lo, hi))| (c.name.as_str(), [lo, hi]))
+                    .collect(),
+            ),
+        };
+        // toml_edit rather than toml: only it writes the range as the inline
+        // table the file has always had, one line that a reader can drop.
+        let entry = toml_edit::ser::to_document(&entry)
+            .expect("a fitted energy is strings and numbers, all of them TOML");
+        let mut energies = toml_edit::ArrayOfTables::new();
+        energies.push(entry.into_table());
+        let mut file = toml_edit::DocumentMut::new();
+        file.insert("energy", toml_edit::Item::ArrayOfTables(energies));
+        file.to_string()
     }
 }
 
-fn toml_string(s: &str) -> String {
-    // A basic TOML string: JSON's escapes are a subset TOML accepts.
-    serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
+/// A fitted energy as the energies file holds it: one `[[energy]]` table.
+#[derive(Serialize)]
+struct FittedEnergy<'a> {
+    name: &'a str,
+    about: &'a str,
+    value: String,
+    range: RatedRanges<'a>,
+}
+
+/// Each feature's rated range, `feature = [min, max]`, in the fit's order.
+struct RatedRanges<'a>(Vec<(&'a str, [f64; 2])>);
+
+impl Serialize for RatedRanges<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_map(self.0.iter().map(|(name, range)| (name, range)))
+    }
 }
 
 /// The ratings usable for a fit, and why the others were left out.
@@ -389,7 +412,7 @@ pub fn fit(names: &[String], x: &[Vec<f64>], y: &[f64]) -> Result<Fit, RegressEr
         coefs: names
             .iter()
             .enumerate()
-            .map(|(j, name)| coef(name, beta[j], inv.as_ref().map(|m| m[j][j])))
+            .map(|(j, name)| coef(name, beta[j], inv.as_ref().map(|m| m[(j, j)])))
             .collect(),
         means,
         sds,
@@ -426,76 +449,24 @@ fn collinear_hint(names: &[String], corr: &Array2<f64>) -> String {
     }
 }
 
-/// The inverse of a symmetric positive-definite matrix by Gauss–Jordan with
-/// partial pivoting; `None` if it is singular.
-fn invert(m: &Array2<f64>) -> Option<Vec<Vec<f64>>> {
-    let k = m.nrows();
-    let mut a: Vec<Vec<f64>> = (0..k)
-        .map(|i| {
-            let mut row: Vec<f64> = m.row(i).to_vec();
-            row.extend((0..k).map(|j| f64::from(u8::from(i == j))));
-            row
-        })
-        .collect();
-    for col in 0..k {
-        let pivot = (col..k).max_by(|&p, &q| a[p][col].abs().total_cmp(&a[q][col].abs()))?;
-        if a[pivot][col].abs() < 1e-300 {
-            return None;
-        }
-        a.swap(col, pivot);
-        let d = a[col][col];
-        a[col].iter_mut().for_each(|v| *v /= d);
-        for r in 0..k {
-            if r != col {
-                let f = a[r][col];
-                if f != 0.0 {
-                    let pivot_row = a[col].clone();
-                    for (v, p) in a[r].iter_mut().zip(&pivot_row) {
-                        *v -= f * p;
-                    }
-                }
-            }
-        }
-    }
-    Some(a.into_iter().map(|row| row[k..].to_vec()).collect())
+/// An ndarray matrix as nalgebra's, for the linear algebra linfa does not give.
+fn to_nalgebra(m: &Array2<f64>) -> DMatrix<f64> {
+    DMatrix::from_fn(m.nrows(), m.ncols(), |i, j| m[[i, j]])
 }
 
-/// The eigenvalues of a small symmetric matrix, by cyclic Jacobi rotations.
+/// The inverse of a square matrix (LU with partial pivoting); `None` if it
+/// is singular.
+fn invert(m: &Array2<f64>) -> Option<DMatrix<f64>> {
+    to_nalgebra(m).try_inverse()
+}
+
+/// The eigenvalues of a symmetric matrix.
 fn symmetric_eigenvalues(m: &Array2<f64>) -> Vec<f64> {
-    let k = m.nrows();
-    let mut a = m.clone();
-    for _sweep in 0..100 {
-        let off: f64 = (0..k)
-            .flat_map(|i| (0..k).filter(move |&j| j != i).map(move |j| (i, j)))
-            .map(|(i, j)| a[[i, j]].powi(2))
-            .sum();
-        if off < 1e-30 {
-            break;
-        }
-        for p in 0..k {
-            for q in p + 1..k {
-                if a[[p, q]].abs() < 1e-300 {
-                    continue;
-                }
-                let theta = (a[[q, q]] - a[[p, p]]) / (2.0 * a[[p, q]]);
-                let t = theta.signum() / (theta.abs() + (theta * theta + 1.0).sqrt());
-                let t = if theta == 0.0 { 1.0 } else { t };
-                let c = 1.0 / (t * t + 1.0).sqrt();
-                let s = t * c;
-                for r in 0..k {
-                    let (arp, arq) = (a[[r, p]], a[[r, q]]);
-                    a[[r, p]] = c * arp - s * arq;
-                    a[[r, q]] = s * arp + c * arq;
-                }
-                for r in 0..k {
-                    let (apr, aqr) = (a[[p, r]], a[[q, r]]);
-                    a[[p, r]] = c * apr - s * aqr;
-                    a[[q, r]] = s * apr + c * aqr;
-                }
-            }
-        }
-    }
-    (0..k).map(|i| a[[i, i]]).collect()
+    to_nalgebra(m)
+        .symmetric_eigenvalues()
+        .iter()
+        .copied()
+        .collect()
 }
 
 #[cfg(test)]
@@ -593,5 +564,32 @@ mod tests {
         let f = fit(&names(&["a"]), &x[..2], &y[..2]).unwrap();
         assert!(f.coefs[0].std_error.is_none() && f.adj_r2.is_none());
         assert!(!f.warnings.is_empty());
+    }
+
+    #[test]
+    fn a_fitted_energy_reads_back_exactly() {
+        let x: Vec<Vec<f64>> = (0..6)
+            .map(|i| vec![i as f64 * 0.1, (i * i) as f64])
+            .collect();
+        let y: Vec<f64> = (0..6)
+            .map(|i| 3.0 + 2.0 * i as f64 + (i % 2) as f64)
+            .collect();
+        let f = fit(&names(&["a", "c"]), &x, &y).unwrap();
+        let text = f.to_energy_toml("fit \"1\"", "R² from a\\b");
+        let file: toml::Table = toml::from_str(&text).unwrap();
+        let e = file["energy"][0].as_table().unwrap();
+        assert_eq!(e["name"].as_str(), Some("fit \"1\""));
+        assert_eq!(e["about"].as_str(), Some("R² from a\\b"));
+        let range = |name: &str| -> Vec<f64> {
+            let r = e["range"][name].as_array().unwrap();
+            r.iter().map(|v| v.as_float().unwrap()).collect()
+        };
+        assert_eq!(range("a"), [0.0, 0.5]);
+        assert_eq!(range("c"), [0.0, 25.0]);
+        // The range is one line, the last, as the file has always had it.
+        assert!(
+            text.ends_with("range = { a = [0.0, 0.5], c = [0.0, 25.0] }\n"),
+            "{text}"
+        );
     }
 }

@@ -22,6 +22,7 @@ mod sort;
 use crate::engine::board::{Board, Layout, LiveChildren, MoveList};
 use crate::engine::limits::{Limits, SearchError};
 use crate::engine::state::{Move, State};
+use crate::hash::fibonacci;
 use crate::parallel;
 use rayon::ThreadPool;
 use serde::Serialize;
@@ -209,7 +210,7 @@ impl Key for u64 {
     const PACKS_WITH_PARENT: bool = true;
     #[inline]
     fn slot(self) -> usize {
-        (self.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - SEEN_BITS)) as usize
+        fibonacci(self, SEEN_BITS)
     }
     #[inline]
     fn from_packed(key: u128) -> u64 {
@@ -241,8 +242,7 @@ impl Key for u128 {
     const PACKS_WITH_PARENT: bool = false;
     #[inline]
     fn slot(self) -> usize {
-        ((self as u64 ^ (self >> 64) as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
-            >> (64 - SEEN_BITS)) as usize
+        fibonacci(self as u64 ^ (self >> 64) as u64, SEEN_BITS)
     }
     #[inline]
     fn from_packed(key: u128) -> u128 {

@@ -214,7 +214,7 @@ mod tests {
     #[test]
     fn radix_sort_matches_the_standard_sort() {
         // A xorshift stream, so the test needs no extra crate.
-        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut x = crate::hash::GOLDEN;
         let mut next = move || {
             x ^= x << 13;
             x ^= x >> 7;

@@ -138,13 +138,12 @@ impl WordSet {
         let size = (2 * words.len()).next_power_of_two().max(16);
         self.table.clear();
         self.table.resize(size, EMPTY);
-        let shift = 64 - size.trailing_zeros();
+        let slot_bits = size.trailing_zeros();
         let mut kept = 0;
         for i in 0..words.len() {
             let w = words[i];
             debug_assert_ne!(w, EMPTY);
-            // Fibonacci hashing: the high bits of the product.
-            let mut at = (w.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> shift) as usize;
+            let mut at = crate::hash::fibonacci(w, slot_bits);
             loop {
                 let held = self.table[at];
                 if held == w {

@@ -255,11 +255,7 @@ impl Energy {
     /// Two energies with the same id score every puzzle the same.
     pub fn id(&self) -> String {
         // FNV-1a: fixed by its definition, so ids never change between builds.
-        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-        for b in self.canonical().bytes() {
-            h ^= b as u64;
-            h = h.wrapping_mul(0x0100_0000_01b3);
-        }
+        let h = crate::hash::fnv1a(self.canonical().as_bytes());
         format!("{}-{:08x}", self.name, (h >> 32) as u32 ^ h as u32)
     }
 

@@ -1,5 +1,6 @@
-//! The statistics the agent experiments report: a win rate's Wilson interval
-//! and the paired test for two agents' difference.
+//! The statistics boaf's experiments report: a win rate's Wilson interval
+//! and the paired test for two agents' difference (the agents' reports), and
+//! Spearman's rank correlation (how well an estimate ranks puzzles).
 
 use statrs::distribution::{Binomial, ContinuousCDF, DiscreteCDF, Normal};
 
@@ -38,6 +39,38 @@ pub fn mcnemar_exact(only_a: u64, only_b: u64) -> f64 {
     (2.0 * binomial.cdf(only_a.min(only_b))).min(1.0)
 }
 
+/// Spearman's rank correlation of two samples (ties get their mean rank).
+pub fn spearman(x: &[f64], y: &[f64]) -> f64 {
+    fn ranks(v: &[f64]) -> Vec<f64> {
+        let mut idx: Vec<usize> = (0..v.len()).collect();
+        idx.sort_by(|&a, &b| v[a].total_cmp(&v[b]));
+        let mut r = vec![0.0; v.len()];
+        let mut i = 0;
+        while i < idx.len() {
+            let mut j = i;
+            while j + 1 < idx.len() && v[idx[j + 1]] == v[idx[i]] {
+                j += 1;
+            }
+            let mean = (i + j) as f64 / 2.0 + 1.0;
+            for &k in &idx[i..=j] {
+                r[k] = mean;
+            }
+            i = j + 1;
+        }
+        r
+    }
+    let (rx, ry) = (ranks(x), ranks(y));
+    let n = x.len() as f64;
+    let mean = (n + 1.0) / 2.0;
+    let (mut sxy, mut sxx, mut syy) = (0.0, 0.0, 0.0);
+    for (a, b) in rx.iter().zip(&ry) {
+        sxy += (a - mean) * (b - mean);
+        sxx += (a - mean) * (a - mean);
+        syy += (b - mean) * (b - mean);
+    }
+    sxy / (sxx * syy).sqrt()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -66,5 +99,19 @@ mod tests {
         assert!((mcnemar_exact(0, 6) - 2.0 / 64.0).abs() < 1e-12);
         assert_eq!(mcnemar_exact(5, 5), 1.0);
         assert_eq!(mcnemar_exact(0, 0), 1.0);
+    }
+
+    #[test]
+    fn spearman_by_hand() {
+        assert_eq!(
+            spearman(&[1.0, 2.0, 3.0, 4.0], &[10.0, 20.0, 30.0, 40.0]),
+            1.0
+        );
+        assert_eq!(spearman(&[1.0, 2.0, 3.0, 4.0], &[4.0, 3.0, 2.0, 1.0]), -1.0);
+        // Ranks (1, 2, 3, 4) against (1, 3, 2, 4): 1 − 6·2 / (4·15) = 0.8.
+        assert!((spearman(&[1.0, 2.0, 3.0, 4.0], &[1.0, 3.0, 2.0, 4.0]) - 0.8).abs() < 1e-12);
+        // Ties take mean ranks: y ranks (1.5, 1.5, 3).
+        let r = spearman(&[1.0, 2.0, 3.0], &[5.0, 5.0, 9.0]);
+        assert!((r - 0.866_025_403_784_438_6).abs() < 1e-12, "{r}");
     }
 }
