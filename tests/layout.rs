@@ -336,24 +336,29 @@ fn the_check_finds_a_cycle_when_there_is_one() {
 
 /// The core's parts, each with the parts it must not import: the engine is
 /// the game and its science, below everything; the agents play the engine's
-/// games; `format` prints numbers and knows no part.
-const CORE_ORDER: [(&str, &[&str]); 3] = [
+/// games; `format` prints numbers and knows no part; `hash`, `parallel` and
+/// `stats` are tools any part may use.
+const CORE_ORDER: [(&str, &[&str]); 6] = [
     (
         "engine",
         &["generator", "study", "agents", "folder", "durable"],
     ),
     ("agents", &["generator", "study", "folder", "durable"]),
-    (
-        "format",
-        &[
-            "engine",
-            "generator",
-            "study",
-            "agents",
-            "folder",
-            "durable",
-        ],
-    ),
+    ("format", DOMAIN),
+    ("hash", DOMAIN),
+    ("parallel", DOMAIN),
+    ("stats", DOMAIN),
+];
+
+/// The core's domain parts, which the shared tools (`format`, `hash`,
+/// `parallel`, `stats`) must not import.
+const DOMAIN: &[&str] = &[
+    "engine",
+    "generator",
+    "study",
+    "agents",
+    "folder",
+    "durable",
 ];
 
 #[test]

@@ -224,7 +224,7 @@ pub fn check_deals((start, end): (i64, i64), threads: usize) -> Result<DealsRepo
     let pb = bar(count as u64, "deals");
     let wall = Instant::now();
     let pool = parallel::pool(threads);
-    // Each worker keeps its solver, whose tables are reused deal to deal.
+    // Each thread keeps its solver, whose tables are reused deal to deal.
     let solver = || Solver::new(Limits::default());
     let results = parallel::map_with(pool.as_ref(), &deals, solver, |solver, &n| {
         let t = Instant::now();

@@ -362,7 +362,6 @@ pub fn puzzles(args: PuzzlesArgs) -> Result<ExitCode> {
         })?),
         None => None,
     };
-
     list.retain(|c| {
         args.energy
             .as_ref()

@@ -35,7 +35,9 @@ impl FileError {
 /// file never share it), renames it over the file, then syncs the folder so
 /// the rename survives a power cut. The folder is made first if it is
 /// missing. A crash leaves the old file or the new one, never half of
-/// either; a failure leaves no temporary behind.
+/// either; a failure leaves no temporary behind, but a kill mid-write leaves
+/// its `.writing` sibling (hidden, and ignored by git), which no later write
+/// removes: another writer's may be in use.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), FileError> {
     let dir = match path.parent().filter(|d| !d.as_os_str().is_empty()) {
         Some(dir) => {
@@ -52,7 +54,7 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), FileError> {
     #[cfg(unix)]
     builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
     // Dropping the temporary on an error removes it.
-    let mut tmp = builder.tempfile_in(dir).map_err(FileError::at(path))?;
+    let mut tmp = builder.tempfile_in(dir).map_err(FileError::at(dir))?;
     tmp.write_all(bytes)
         .and_then(|()| tmp.as_file().sync_all())
         .map_err(|error| FileError {

@@ -5,6 +5,7 @@
 
 use rayon::ThreadPool;
 use rayon::iter::{IntoParallelIterator, ParallelIterator};
+use std::sync::{Mutex, TryLockError};
 
 /// A pool of `threads` threads; `None` for one thread, or when the system
 /// cannot start them (the work then runs on the caller's thread, to the
@@ -33,8 +34,11 @@ where
     map_with(pool, items, || (), |_, item| f(item))
 }
 
-/// [`map`] with a state of each worker's, made by `init` (say, a solver whose
-/// tables are reused from one item to the next).
+/// [`map`] with a state of each worker's, made by `init` the first time the
+/// worker needs it (say, a solver whose tables are reused from one item to
+/// the next). Made once per thread of the pool, not per piece of work:
+/// rayon splits the items into many pieces, and a solver's tables are too
+/// costly to make anew for each.
 pub fn map_with<I, S, R>(
     pool: Option<&ThreadPool>,
     items: I,
@@ -43,10 +47,34 @@ pub fn map_with<I, S, R>(
 ) -> Vec<R>
 where
     I: IntoIterator + IntoParallelIterator<Item = <I as IntoIterator>::Item> + Send,
+    S: Send,
     R: Send,
 {
     match pool {
-        Some(pool) => pool.install(|| items.into_par_iter().map_init(&init, &f).collect()),
+        Some(pool) => {
+            // One slot a thread, taken only by its own thread: never waited on.
+            let states: Vec<Mutex<Option<S>>> = (0..pool.current_num_threads())
+                .map(|_| Mutex::new(None))
+                .collect();
+            pool.install(|| {
+                items
+                    .into_par_iter()
+                    .map(|item| {
+                        let at = rayon::current_thread_index().unwrap_or(0);
+                        match states[at].try_lock() {
+                            Ok(mut slot) => f(slot.get_or_insert_with(&init), item),
+                            Err(TryLockError::Poisoned(e)) => {
+                                f(e.into_inner().get_or_insert_with(&init), item)
+                            }
+                            // The thread's own state is in use further up its
+                            // stack (`f` waited on rayon work and stole this
+                            // item): a state of the item's own.
+                            Err(TryLockError::WouldBlock) => f(&mut init(), item),
+                        }
+                    })
+                    .collect()
+            })
+        }
         None => {
             let mut state = init();
             items.into_iter().map(|item| f(&mut state, item)).collect()
@@ -69,16 +97,20 @@ mod tests {
                 (threads > 1).then_some(threads)
             );
             assert_eq!(map(pool.as_ref(), &items, |x| x * x), want);
+            let made = std::sync::atomic::AtomicUsize::new(0);
             let owned = map_with(
                 pool.as_ref(),
                 items.clone(),
-                || 0u64,
-                |seen, x| {
-                    *seen += 1;
-                    x * x
-                },
+                || made.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+                |_, x| x * x,
             );
             assert_eq!(owned, want);
+            // One state a thread at most, whatever rayon's pieces.
+            let made = made.into_inner();
+            assert!(
+                (1..=threads).contains(&made),
+                "{made} states on {threads} threads"
+            );
         }
     }
 }

@@ -7,15 +7,12 @@
 //! ([`Weights`]); [`FlatMonteCarlo`] is seed 003's; [`Mcts`] is seed 000's
 //! player; [`BestFirst`] plays what seed 000's heuristic best-first solver
 //! ([`search`], its Table 1) finds. [`difficulty`] holds the features the
-//! agents give, [`tune`] the genetic algorithm for the weights and
-//! [`stats`] the intervals and tests the experiments report.
+//! agents give, and [`tune`] the genetic algorithm for the weights (the
+//! intervals and tests their experiments report are in [`crate::stats`]).
 
 pub mod difficulty;
 mod mcts;
 pub mod search;
-/// The statistics moved to [`crate::stats`]; still here under this name for
-/// the agents' reports.
-pub use crate::stats;
 pub mod tune;
 
 pub use mcts::Mcts;

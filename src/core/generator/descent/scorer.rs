@@ -23,7 +23,7 @@ pub struct Scorer<'a> {
     reads: FeatureSet,
     /// How the halfway features are known when the energy reads them.
     mode: HalfwayMode,
-    /// [`SearchParams::screen`] where it applies, else 0.
+    /// [`super::SearchParams::screen`] where it applies, else 0.
     screen: f64,
     estimate: EstimateOptions,
     /// The analysis settings of every exact score (one thread, the limits).
@@ -84,7 +84,7 @@ impl<'a> Scorer<'a> {
     }
 
     /// The same scorer, screening steps by `screen` (see
-    /// [`SearchParams::screen`]) when its mode and energy allow.
+    /// [`super::SearchParams::screen`]) when its mode and energy allow.
     pub fn screening(self, screen: f64) -> Scorer<'a> {
         let applies = self.mode == HalfwayMode::Exact
             && self.reads.reads_halfway()
