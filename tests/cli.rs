@@ -601,6 +601,26 @@ fn boaf_regress_prints_the_table_of_the_example_ratings() {
         err.contains("'n' has the same value in every rating"),
         "{err}"
     );
+    // A name that is no feature is refused before the file is read, with
+    // the features listed; spaces around a name do not matter.
+    let out = boaf(&["regress", file, "--features", "flock"], "");
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("unknown feature 'flock'") && err.contains("avg_flockability"),
+        "{err}"
+    );
+    let spaced = boaf(
+        &[
+            "regress",
+            file,
+            "--features",
+            "halfway_ratio, rank_clusters",
+            "--json",
+        ],
+        "",
+    );
+    assert!(spaced.status.success(), "{}", text(&spaced.stderr));
 }
 
 #[test]

@@ -2,6 +2,7 @@
 //! command line.
 
 use anyhow::{Context, Result, bail};
+use boaf_core::engine::feature::Feature;
 use boaf_core::format;
 use boaf_core::study::ratings::{ValueProblem, read_ratings};
 use boaf_core::study::regress::{DEFAULT_FEATURES, Fit, fit, table_data};
@@ -31,8 +32,8 @@ pub struct RegressArgs {
     /// The ratings CSV file (as the app writes it)
     file: PathBuf,
     /// Comma-separated features to fit on
-    #[arg(long, short, default_values_t = DEFAULT_FEATURES.map(|f| f.column().to_string()), value_delimiter = ',')]
-    features: Vec<String>,
+    #[arg(long, short, default_values_t = DEFAULT_FEATURES, value_delimiter = ',')]
+    features: Vec<Feature>,
     /// Print the fit as JSON
     #[arg(long)]
     json: bool,
@@ -56,11 +57,11 @@ struct Report<'a> {
 /// Runs `boaf regress`.
 pub fn regress(args: RegressArgs) -> Result<ExitCode> {
     let table = read_ratings(&args.file)?;
+    // The regression reads the ratings' columns by name.
     let features: Vec<String> = args
         .features
         .iter()
-        .map(|f| f.trim().to_string())
-        .filter(|f| !f.is_empty())
+        .map(|f| f.column().to_string())
         .collect();
     for s in &table.skipped {
         eprintln!("boaf: {}: {s}", args.file.display());

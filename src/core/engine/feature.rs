@@ -323,8 +323,9 @@ pub struct UnknownFeature(pub String);
 impl std::str::FromStr for Feature {
     type Err = UnknownFeature;
 
+    /// A column name, spaces around it aside.
     fn from_str(s: &str) -> Result<Feature, UnknownFeature> {
-        Feature::from_column(s).ok_or_else(|| UnknownFeature(s.to_string()))
+        Feature::from_column(s.trim()).ok_or_else(|| UnknownFeature(s.trim().to_string()))
     }
 }
 
