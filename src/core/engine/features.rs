@@ -117,7 +117,8 @@ pub fn card_features(state: &State) -> CardFeatures {
 }
 
 impl Features {
-    /// Combines the card features with an analysis that reaches [`Depth::Features`].
+    /// Combines the card features with an analysis that reaches the depths
+    /// every feature reads ([`Depth::Features`] of them all).
     pub fn from_parts(cards: CardFeatures, analysis: &Analysis) -> Features {
         Features::assemble(
             cards,
@@ -320,9 +321,10 @@ impl HalfwayParts {
     pub fn finish_counted(self, opts: &AnalysisOptions) -> Result<(Features, u64), SearchError> {
         let stacks = self.merges.cards();
         let half = stacks / 2;
-        let states = self
-            .merges
-            .count_states(Depth::Features.deepest(stacks), &opts.limits)?;
+        let states = self.merges.count_states(
+            Depth::Features(FeatureSet::ALL).deepest(stacks),
+            &opts.limits,
+        )?;
         let at_half = states.get(half).copied().unwrap_or(0);
         let deepest = states.last().copied().unwrap_or(0);
         tell(opts, self.told + 1, self.steps, deepest as usize);

@@ -20,6 +20,7 @@
 mod sort;
 
 use crate::engine::board::{Board, Layout, LiveChildren, MoveList};
+use crate::engine::feature::FeatureSet;
 use crate::engine::limits::{Limits, SearchError};
 use crate::engine::state::{Move, State};
 use crate::hash::fibonacci;
@@ -116,9 +117,11 @@ pub enum Depth {
     Last,
     /// Depths 0 to d (all of them, if the state has fewer).
     To(usize),
-    /// The depths the features read: 3 and the halfway depth ⌊k/2⌋, whichever
-    /// is deeper (see [`crate::engine::features`]).
-    Features,
+    /// The deepest depth these features read: d for the depth-d ratio, the
+    /// halfway depth ⌊k/2⌋ for the halfway ratio and the midgame tension;
+    /// 3 and ⌊k/2⌋, whichever is deeper, for them all (see
+    /// [`crate::engine::feature`]).
+    Features(FeatureSet),
 }
 
 impl Depth {
@@ -128,7 +131,10 @@ impl Depth {
         match self {
             Depth::Last => last,
             Depth::To(d) => d.min(last),
-            Depth::Features => (stacks / 2).max(3).min(last),
+            Depth::Features(set) => {
+                let halfway = if set.reads_halfway() { stacks / 2 } else { 0 };
+                halfway.max(set.deepest_ratio()).min(last)
+            }
         }
     }
 
@@ -136,7 +142,10 @@ impl Depth {
     pub fn and_features(self, stacks: usize) -> Depth {
         match self {
             Depth::Last => Depth::Last,
-            d => Depth::To(d.deepest(stacks).max(Depth::Features.deepest(stacks))),
+            d => Depth::To(
+                d.deepest(stacks)
+                    .max(Depth::Features(FeatureSet::ALL).deepest(stacks)),
+            ),
         }
     }
 }
@@ -685,6 +694,21 @@ pub fn analyze(state: &State, opts: &AnalysisOptions) -> Result<Analysis, Search
 mod tests {
     use super::*;
     use crate::engine::notation::parse_state;
+
+    #[test]
+    fn the_features_depth_is_the_deepest_they_read() {
+        use crate::engine::feature::Feature;
+        let all = Depth::Features(FeatureSet::ALL);
+        // 3 and the halfway depth, whichever is deeper, never past the last.
+        assert_eq!([16, 8, 6, 3, 1].map(|k| all.deepest(k)), [8, 4, 3, 2, 0]);
+        let of = |fs: &[Feature]| Depth::Features(FeatureSet::of(fs)).deepest(16);
+        assert_eq!(of(&[]), 0);
+        assert_eq!(of(&[Feature::Depth2Ratio, Feature::RankClusters]), 2);
+        assert_eq!(of(&[Feature::MidgameTension]), 8);
+        assert_eq!(of(&[Feature::Depth3Ratio, Feature::HalfwayRatio]), 8);
+        assert_eq!(Depth::To(2).and_features(16), Depth::To(8));
+        assert_eq!(Depth::To(12).and_features(16), Depth::To(12));
+    }
 
     #[test]
     fn tiny_puzzle_by_hand() {

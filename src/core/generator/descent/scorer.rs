@@ -73,7 +73,7 @@ impl<'a> Scorer<'a> {
                 ..EstimateOptions::default()
             },
             opts: AnalysisOptions {
-                depth: Depth::Features,
+                depth: Depth::Features(FeatureSet::ALL),
                 threads: 1,
                 limits,
                 progress: None,
