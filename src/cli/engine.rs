@@ -1,7 +1,7 @@
 //! The engine's commands: `solve`, `deals`, `analyze`, `halfway` and `deal`.
 
 use super::input::{
-    BatchFile, Bytes, StateInput, all_cores, bar, explain, median, range_arg, read_state,
+    BatchFile, Bytes, StateInput, all_cores, bar, explain, median, pool, range_arg, read_state,
 };
 use anyhow::Result;
 use boaf_core::agents::difficulty::add_difficulty;
@@ -223,7 +223,7 @@ pub fn check_deals((start, end): (i64, i64), threads: usize) -> Result<DealsRepo
     let count = deals.len();
     let pb = bar(count as u64, "deals");
     let wall = Instant::now();
-    let pool = parallel::pool(threads);
+    let pool = pool(threads);
     // Each thread keeps its solver, whose tables are reused deal to deal.
     let solver = || Solver::new(Limits::default());
     let results = parallel::map_with(pool.as_ref(), &deals, solver, |solver, &n| {

@@ -8,7 +8,7 @@ use boaf_core::engine::deal::deal_on;
 use boaf_core::engine::notation::{ParseError, parse_grid, parse_state};
 use boaf_core::engine::state::{Grid, State};
 use boaf_core::format::size::whole_units;
-use boaf_core::parallel;
+use boaf_core::parallel::{self, ThreadPool};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::{BufRead, IsTerminal, Read};
@@ -230,9 +230,20 @@ impl Iterator for BatchFile {
     }
 }
 
+/// A pool of exactly `threads` threads (none for one); when the system
+/// cannot start them the work runs on this thread, and standard error says
+/// so rather than report threads that never ran.
+pub fn pool(threads: usize) -> Option<ThreadPool> {
+    let pool = parallel::pool(threads);
+    if threads > 1 && pool.is_none() {
+        eprintln!("boaf: could not start {threads} threads; working on one");
+    }
+    pool
+}
+
 /// `f` of every item, in order, on a pool of exactly `threads` threads, with
 /// a progress bar named `what`; after an error no item is begun, and the
-/// first error in order is returned.
+/// first error in order among the items run is returned.
 pub fn parallel_map<T: Sync, R: Send>(
     items: &[T],
     threads: usize,
@@ -241,7 +252,7 @@ pub fn parallel_map<T: Sync, R: Send>(
 ) -> Result<Vec<R>> {
     let pb = bar(items.len() as u64, what);
     let failed = AtomicBool::new(false);
-    let pool = parallel::pool(threads);
+    let pool = pool(threads);
     let done = parallel::map(pool.as_ref(), items, |item| {
         if failed.load(Ordering::Relaxed) {
             return None;

@@ -3,7 +3,8 @@
 //! and a map over items that returns the results in the items' order, so a
 //! seed gives the same results on any number of threads.
 
-use rayon::ThreadPool;
+/// The pool the maps run on, named here so that callers need not name rayon.
+pub use rayon::ThreadPool;
 use rayon::iter::{IntoParallelIterator, ParallelIterator};
 use std::sync::{Mutex, TryLockError};
 
