@@ -110,6 +110,8 @@ enum Action {
     StopReplay,
     /// The notice was switched on: check the position now.
     CheckNow,
+    /// Drops the game in progress unrated: the deal afresh, nothing counted.
+    Discard,
 }
 
 impl PlayPanel {
@@ -504,6 +506,13 @@ impl PlayPanel {
                 self.end_replay();
             }
             Action::CheckNow => self.after_change(),
+            Action::Discard => {
+                if let Some(s) = &mut self.session {
+                    *s = Session::new(s.game.start().clone());
+                }
+                self.solving.clear();
+                self.after_change();
+            }
         }
     }
 
@@ -529,6 +538,9 @@ impl PlayPanel {
             Action::ShowSolution => !replaying && !game.is_solved(),
             Action::StopReplay => replaying,
             Action::CheckNow => true,
+            Action::Discard => {
+                !replaying && self.session.as_ref().is_some_and(Session::in_progress)
+            }
         }
     }
 
@@ -681,6 +693,13 @@ impl BoafApp {
             if replaying {
                 button(ui, Action::StopReplay, "Stop replay", "");
             }
+            button(
+                ui,
+                Action::Discard,
+                "Discard game",
+                "Drops this game unrated: the deal again, with no moves, hints or time. \
+                 Otherwise a game is kept until it is rated.",
+            );
             let before = p.warn_unsolvable;
             ui.checkbox(
                 &mut p.warn_unsolvable,

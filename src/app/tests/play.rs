@@ -421,3 +421,29 @@ fn a_games_in_progress_file_that_does_not_read_is_set_aside() {
     a_move_and_a_hint(&mut h, &time);
     assert_eq!(kept(&root).len(), 1);
 }
+
+#[test]
+fn a_game_discarded_is_gone_and_leaving_one_keeps_it() {
+    let root = temp_root("discard");
+    let deal = folder_with_two_candidates(&root);
+    let time = TestClock::default();
+    let mut h = harness_with(&root, egui::vec2(1280.0, 1400.0), time.clock());
+    a_move_and_a_hint(&mut h, &time);
+    // Skip leaves it unrated: kept, not discarded.
+    h.state_mut().set_tab(Tab::Rate);
+    h.run();
+    h.get_by_label("Skip").click();
+    h.run();
+    assert_eq!(kept(&root).len(), 1);
+    open(&mut h, 0);
+    assert!(stats(&h, "1 move · 0 undos · 0 restarts · 1 hint"));
+    // Only the person's Discard drops it.
+    h.get_by_label("Discard game").click();
+    h.run();
+    assert_eq!(h.state().position(), Some(&deal));
+    assert!(stats(&h, "0 moves · 0 undos · 0 restarts · 0 hints"));
+    assert!(kept(&root).is_empty());
+    h.state_mut().set_tab(Tab::Generate);
+    h.run();
+    assert!(!stats(&h, "in progress"));
+}
