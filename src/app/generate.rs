@@ -1,9 +1,9 @@
 //! The Generate panel: the search settings, Start and Stop, a progress line
 //! per worker (what it is doing: "descent step 37 of 50", "exact analysis 2
-//! of 3"), and the candidate queue, with the rated ones marked. Generation
-//! is a core batch session in arrival order: candidates are stored under
-//! `puzzles/` the moment they arrive, so stopping or crashing loses nothing
-//! that arrived.
+//! of 3"), and the candidate queue, with the rated ones and the games in
+//! progress marked. Generation is a core batch session in arrival order:
+//! candidates are stored under `puzzles/` the moment they arrive, so
+//! stopping or crashing loses nothing that arrived.
 //!
 //! The seed offered is the next unused one for the chosen cards and energy:
 //! one past the highest batch seed in their store. It is derived from the
@@ -531,6 +531,9 @@ impl BoafApp {
                     }
                     if self.generate.is_rated(c) {
                         ui.label("✔ rated");
+                    } else if self.play.in_progress(&c.puzzle) {
+                        ui.label("in progress")
+                            .on_hover_text("Played and not rated yet: Play resumes it");
                     } else {
                         ui.label("");
                     }

@@ -132,7 +132,10 @@ impl BoafApp {
             folder,
         };
         app.generate.set_rated(generate::rated_puzzles(&app.folder));
-        if let Some(first) = notes.into_iter().next() {
+        let kept = app
+            .play
+            .load(app.folder.in_progress(), |p| app.folder.show(p));
+        if let Some(first) = kept.into_iter().chain(notes).next() {
             app.say_error(first);
         }
         app
@@ -187,6 +190,11 @@ impl BoafApp {
         self.play.solvable_now()
     }
 
+    /// The position on the Play panel's board, if a game is open.
+    pub fn position(&self) -> Option<&boaf_core::State> {
+        self.play.position()
+    }
+
     /// The status bar's text.
     pub fn status_text(&self) -> Option<&str> {
         self.status.as_ref().map(|s| s.text.as_str())
@@ -231,7 +239,10 @@ impl BoafApp {
         match c.state() {
             Ok(state) => {
                 self.current = Some(i);
-                self.play.start(state.clone());
+                let puzzle = c.puzzle.clone();
+                if let Some(note) = self.play.open(&puzzle, state) {
+                    self.say_error(note);
+                }
                 self.rate.reset();
                 self.analyze.clear();
                 self.watch.clear();
@@ -325,6 +336,9 @@ impl BoafApp {
         }
         self.watch.poll(ctx);
         self.play.tick(ctx);
+        if let Some(e) = self.play.keep() {
+            self.say_error(e);
+        }
         // Active play only: the Play panel open in a focused window.
         let focused = ctx.input(|i| i.focused);
         self.play.set_shown(self.tab == Tab::Play && focused);

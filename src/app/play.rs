@@ -6,13 +6,17 @@
 use super::board::{BoardInput, Highlight, board_ui, move_text};
 use super::task::{Poll, Task};
 use super::{BoafApp, Clock};
-use boaf_core::engine::game::{Game, PlayClock};
+use boaf_core::engine::game::Game;
 use boaf_core::engine::limits::{Limits, SearchError};
 use boaf_core::engine::solver::{Solver, Verdict};
 use boaf_core::engine::state::{Move, State};
 use boaf_core::format::{self, plural};
+use boaf_core::study::in_progress::{
+    InProgress, Session, read_in_progress, set_aside, write_in_progress,
+};
 use boaf_core::study::ratings::PlayRecord;
 use eframe::egui::{self, Key, KeyboardShortcut, Modifiers};
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// The height of the message line above the board: reserved even when
@@ -66,24 +70,29 @@ enum Hint {
     Failed(String),
 }
 
-/// The Play panel's state: one game of the current candidate.
+/// The Play panel's state: the play of the current candidate, and the
+/// games in progress of the others.
 pub(super) struct PlayPanel {
-    game: Option<Game>,
+    /// The play on the board; its clock runs only while the board is played
+    /// (see [`PlayPanel::set_shown`]).
+    session: Option<Session>,
+    /// The puzzle played (compact notation), the key of its game in progress.
+    puzzle: Option<String>,
+    /// The games in progress of the candidates not open, as kept in `file`.
+    waiting: InProgress,
+    /// Where the games in progress are kept (`None`: not kept, in tests of the panel alone).
+    file: Option<PathBuf>,
+    /// The play changed in a way worth keeping: written at the next tick.
+    changed: bool,
     selected: Option<usize>,
-    /// Active play time; runs only while the board is played (see [`PlayPanel::set_shown`]).
-    clock: PlayClock,
     /// Where the time comes from (the system's clock, or a test's).
     now: Clock,
     hint: Option<Hint>,
-    /// Hints shown to the player (a move, or "no solution from here").
-    hints: u32,
     /// Off by default: knowing it would spoil the play.
     warn_unsolvable: bool,
     /// Whether the position is solvable, when the notice is on.
     solvable_now: Option<bool>,
     replay: Option<Replay>,
-    /// The player asked to see the solution.
-    solution_seen: bool,
     /// Solves under way.
     solving: Vec<Solving>,
     /// To wake the UI when a solve is done.
@@ -101,44 +110,155 @@ enum Action {
     StopReplay,
     /// The notice was switched on: check the position now.
     CheckNow,
+    /// Drops the game in progress unrated: the deal afresh, nothing counted.
+    Discard,
 }
 
 impl PlayPanel {
     /// A panel with no game, timed by `now`.
     pub(super) fn new(now: Clock) -> PlayPanel {
         PlayPanel {
-            game: None,
+            session: None,
+            puzzle: None,
+            waiting: InProgress::new(),
+            file: None,
+            changed: false,
             selected: None,
-            clock: PlayClock::default(),
             now,
             hint: None,
-            hints: 0,
             warn_unsolvable: false,
             solvable_now: None,
             replay: None,
-            solution_seen: false,
             solving: Vec::new(),
             ctx: None,
         }
     }
 
-    /// A fresh game of a deal (the notice setting stays).
-    pub(super) fn start(&mut self, state: State) {
-        self.clear();
-        self.game = Some(Game::new(state));
+    /// Reads the games in progress kept in `file`, where they are kept from
+    /// now on. A file that does not read is set aside (to `.bad`) so that it
+    /// cannot stop the app; the note says so.
+    pub(super) fn load(&mut self, file: PathBuf, show: impl Fn(&Path) -> String) -> Option<String> {
+        let note = match read_in_progress(&file) {
+            Ok(games) => {
+                self.waiting = games;
+                None
+            }
+            Err(e) => Some(match set_aside(&file) {
+                Ok(bad) => format!(
+                    "{e}. It was set aside as {}; games in progress start afresh.",
+                    show(&bad)
+                ),
+                Err(moved) => format!("{e}. It could not be set aside: {moved}"),
+            }),
+        };
+        self.file = Some(file);
+        note
     }
 
-    /// No game: every count and the clock start again.
+    /// Opens a candidate's deal: its game in progress when it has one (the
+    /// board, history, counts and time as they were), else a fresh game.
+    /// The play on the board waits with the others. A note when a kept
+    /// game did not fit the deal and a fresh one started.
+    pub(super) fn open(&mut self, puzzle: &str, deal: State) -> Option<String> {
+        self.clear();
+        let mut note = None;
+        let resumed = self.waiting.remove(puzzle).and_then(|saved| {
+            Session::resume(deal.clone(), &saved)
+                .map_err(|(i, e)| {
+                    self.changed = true;
+                    note = Some(format!(
+                        "The game in progress of {puzzle} did not fit its deal (move {}: {e}); \
+                         a new game starts.",
+                        i + 1
+                    ));
+                })
+                .ok()
+        });
+        self.session = Some(resumed.unwrap_or_else(|| Session::new(deal)));
+        self.puzzle = Some(puzzle.to_string());
+        note
+    }
+
+    /// No game on the board: the play there waits with the games in
+    /// progress when the player did anything (never dropped unrated), with
+    /// its clock stopped; a replay or solve under way ends.
     pub(super) fn clear(&mut self) {
+        self.set_clock(false);
+        let now = (self.now)();
+        if let (Some(s), Some(puzzle)) = (self.session.take(), self.puzzle.take())
+            && s.in_progress()
+        {
+            self.waiting.insert(puzzle, s.save(now));
+            self.changed = true;
+        }
         *self = PlayPanel {
             warn_unsolvable: self.warn_unsolvable,
             ctx: self.ctx.clone(),
+            waiting: std::mem::take(&mut self.waiting),
+            file: self.file.take(),
+            changed: self.changed,
             ..PlayPanel::new(self.now.clone())
         };
     }
 
-    fn seconds(&self) -> f64 {
-        self.clock.elapsed((self.now)()).as_secs_f64()
+    /// Drops the game of a puzzle just rated (opened again, it starts
+    /// afresh) and writes the games in progress at once: a rated game must
+    /// not come back. An error to show, if the write failed.
+    pub(super) fn rated(&mut self, puzzle: &str) -> Option<String> {
+        if self.puzzle.as_deref() == Some(puzzle) {
+            self.session = None;
+            self.puzzle = None;
+        }
+        self.waiting.remove(puzzle);
+        self.changed = true;
+        self.keep()
+    }
+
+    /// Whether a puzzle has a game in progress: played and not rated.
+    pub(super) fn in_progress(&self, puzzle: &str) -> bool {
+        self.waiting.contains_key(puzzle)
+            || (self.puzzle.as_deref() == Some(puzzle)
+                && self.session.as_ref().is_some_and(Session::in_progress))
+    }
+
+    /// Writes the games in progress (the waiting ones and the one on the
+    /// board) when the play changed since the last write. An error to show,
+    /// if the write failed.
+    pub(super) fn keep(&mut self) -> Option<String> {
+        if !std::mem::take(&mut self.changed) {
+            return None;
+        }
+        let file = self.file.as_ref()?;
+        let mut games = self.waiting.clone();
+        if let (Some(s), Some(puzzle)) = (&self.session, &self.puzzle)
+            && s.in_progress()
+        {
+            games.insert(puzzle.clone(), s.save((self.now)()));
+        }
+        write_in_progress(file, &games)
+            .err()
+            .map(|e| format!("The games in progress were not kept: {e}"))
+    }
+
+    /// The position on the board, if a game is open.
+    pub(super) fn position(&self) -> Option<&State> {
+        self.game().map(Game::state)
+    }
+
+    fn game(&self) -> Option<&Game> {
+        self.session.as_ref().map(|s| &s.game)
+    }
+
+    fn game_mut(&mut self) -> Option<&mut Game> {
+        self.session.as_mut().map(|s| &mut s.game)
+    }
+
+    /// Starts or stops the clock of the play on the board.
+    fn set_clock(&mut self, active: bool) {
+        let now = (self.now)();
+        if let Some(s) = &mut self.session {
+            s.clock.set_active(active, now);
+        }
     }
 
     /// Whether a solution is being found or replayed (the board is not played then).
@@ -156,11 +276,10 @@ impl PlayPanel {
     /// solve: what they do after is not the time the puzzle took.
     pub(super) fn set_shown(&mut self, shown: bool) {
         let open = self
-            .game
-            .as_ref()
+            .game()
             .is_some_and(|g| !g.is_solved() && !g.solved_by_player());
         let active = shown && open && !self.replaying();
-        self.clock.set_active(active, (self.now)());
+        self.set_clock(active);
     }
 
     /// Whether the position can still be solved, once the notice's solve has
@@ -172,23 +291,15 @@ impl PlayPanel {
     /// Whether the solution replay, not the player, solved it on the board
     /// (shown with the record, not saved).
     pub(super) fn replay_solved(&self) -> bool {
-        self.game
-            .as_ref()
+        self.game()
             .is_some_and(|g| g.ever_solved() && !g.solved_by_player())
     }
 
     /// The record a rating saves.
     pub(super) fn record(&self) -> PlayRecord {
-        let game = self.game.as_ref();
-        PlayRecord {
-            solved: game.is_some_and(Game::solved_by_player),
-            moves: game.map_or(0, Game::moves),
-            undos: game.map_or(0, Game::undos),
-            restarts: game.map_or(0, Game::restarts),
-            hints: self.hints,
-            solution_shown: self.solution_seen,
-            seconds: self.seconds(),
-        }
+        self.session
+            .as_ref()
+            .map_or_else(PlayRecord::default, |s| s.record((self.now)()))
     }
 
     /// Starts a solve of `state` in a thread; it replaces one for the same purpose.
@@ -228,7 +339,7 @@ impl PlayPanel {
             }
         });
         for (purpose, state, answer) in done {
-            let Some(game) = &mut self.game else { return };
+            let Some(game) = self.game_mut() else { return };
             if *game.state() != state {
                 if matches!(purpose, Purpose::Solution { .. }) {
                     game.set_counting(true);
@@ -245,8 +356,11 @@ impl PlayPanel {
                         Err(e) => Hint::Failed(e.to_string()),
                     };
                     // A hint the player saw; a failed search told them nothing.
-                    if !matches!(hint, Hint::Failed(_)) {
-                        self.hints += 1;
+                    if !matches!(hint, Hint::Failed(_))
+                        && let Some(s) = &mut self.session
+                    {
+                        s.hints += 1;
+                        self.changed = true;
                     }
                     self.hint = Some(hint);
                 }
@@ -309,7 +423,7 @@ impl PlayPanel {
     /// Ends a solution replay; the player's moves count again.
     fn end_replay(&mut self) {
         self.replay = None;
-        if let Some(g) = &mut self.game {
+        if let Some(g) = self.game_mut() {
             g.set_counting(true);
         }
         self.after_change();
@@ -317,65 +431,70 @@ impl PlayPanel {
 
     /// Plays a move and updates what depends on the position.
     fn apply(&mut self, mv: Move) {
-        let Some(game) = &mut self.game else { return };
+        let Some(game) = self.game_mut() else { return };
         if game.play(mv).is_ok() {
             self.after_change();
         }
     }
 
     fn after_change(&mut self) {
-        let Some(game) = &self.game else { return };
+        // A move, undo, redo or restart: worth keeping.
+        self.changed = self.changed || self.session.is_some();
+        let Some(game) = self.game() else { return };
+        let (solved, state) = (game.is_solved(), game.state().clone());
         self.selected = None;
         self.hint = None;
-        if game.is_solved() {
+        if solved {
             // The clock stops at the solving move, not at the next frame.
-            self.clock.set_active(false, (self.now)());
+            self.set_clock(false);
         }
         // A new position: answers about the old one no longer apply.
         self.solving.retain(|s| s.purpose != Purpose::Hint);
         self.solvable_now = None;
         if self.warn_unsolvable {
-            let state = game.state().clone();
             self.spawn(Purpose::Notice, state);
         }
     }
 
     fn show_solution(&mut self) {
-        let Some(game) = &mut self.game else { return };
+        let Some(game) = self.game_mut() else { return };
         // The replay (and any restart for it) is not the player's play.
         game.set_counting(false);
         let state = game.state().clone();
-        self.solution_seen = true;
+        if let Some(s) = &mut self.session {
+            s.solution_shown = true;
+        }
+        self.changed = true;
         self.selected = None;
         self.hint = None;
         self.spawn(Purpose::Solution { from_deal: false }, state);
         // Watching the replay is not play.
-        self.clock.set_active(false, (self.now)());
+        self.set_clock(false);
     }
 
     /// Carries out a button or shortcut.
     fn act(&mut self, action: Action) {
         match action {
             Action::Undo => {
-                if let Some(g) = &mut self.game {
+                if let Some(g) = self.game_mut() {
                     g.undo();
                 }
                 self.after_change();
             }
             Action::Redo => {
-                if let Some(g) = &mut self.game {
+                if let Some(g) = self.game_mut() {
                     g.redo();
                 }
                 self.after_change();
             }
             Action::Restart => {
-                if let Some(g) = &mut self.game {
+                if let Some(g) = self.game_mut() {
                     g.restart();
                 }
                 self.after_change();
             }
             Action::Hint => {
-                if let Some(state) = self.game.as_ref().map(|g| g.state().clone()) {
+                if let Some(state) = self.game().map(|g| g.state().clone()) {
                     self.hint = None;
                     self.spawn(Purpose::Hint, state);
                 }
@@ -387,13 +506,22 @@ impl PlayPanel {
                 self.end_replay();
             }
             Action::CheckNow => self.after_change(),
+            Action::Discard => {
+                if let Some(s) = &mut self.session {
+                    *s = Session::new(s.game.start().clone());
+                }
+                self.solving.clear();
+                self.after_change();
+            }
         }
     }
 
     /// Whether an action can be taken now (a shortcut for a greyed-out
     /// button does nothing).
     fn allowed(&self, action: Action) -> bool {
-        let Some(game) = &self.game else { return false };
+        let Some(game) = self.game() else {
+            return false;
+        };
         let replaying = self.replaying();
         match action {
             Action::Undo => !replaying && game.can_undo(),
@@ -410,6 +538,9 @@ impl PlayPanel {
             Action::ShowSolution => !replaying && !game.is_solved(),
             Action::StopReplay => replaying,
             Action::CheckNow => true,
+            Action::Discard => {
+                !replaying && self.session.as_ref().is_some_and(Session::in_progress)
+            }
         }
     }
 
@@ -452,7 +583,9 @@ impl PlayPanel {
 
     /// The message itself; true when "Rate it" was clicked.
     fn message(&self, ui: &mut egui::Ui) -> bool {
-        let Some(game) = &self.game else { return false };
+        let Some(game) = self.game() else {
+            return false;
+        };
         let record = self.record();
         if let Some(r) = &self.replay {
             ui.spinner();
@@ -531,10 +664,10 @@ impl BoafApp {
              same or adjacent rank), or drag it there. Leave one stack to win.",
         );
         let p = &mut self.play;
-        if p.game.is_none() {
+        if p.session.is_none() {
             return;
         }
-        if p.clock.is_running() {
+        if p.session.as_ref().is_some_and(|s| s.clock.is_running()) {
             // The time shown goes up while the player thinks.
             ui.ctx().request_repaint_after(Duration::from_secs(1));
         }
@@ -560,6 +693,13 @@ impl BoafApp {
             if replaying {
                 button(ui, Action::StopReplay, "Stop replay", "");
             }
+            button(
+                ui,
+                Action::Discard,
+                "Discard game",
+                "Drops this game unrated: the deal again, with no moves, hints or time. \
+                 Otherwise a game is kept until it is rated.",
+            );
             let before = p.warn_unsolvable;
             ui.checkbox(
                 &mut p.warn_unsolvable,
@@ -573,7 +713,7 @@ impl BoafApp {
         if let Some(action) = clicked.filter(|&a| p.allowed(a)) {
             p.act(action);
         }
-        let Some(game) = &p.game else { return };
+        let Some(game) = p.game() else { return };
         let record = p.record();
         ui.horizontal(|ui| {
             ui.label(format!(
@@ -585,12 +725,12 @@ impl BoafApp {
                 plural(game.state().stack_count(), "stack"),
                 record.seconds
             ));
-            if p.solution_seen {
+            if p.session.as_ref().is_some_and(|s| s.solution_shown) {
                 ui.weak("(solution shown)");
             }
         });
         let rate_it = p.message_line(ui);
-        let Some(game) = &p.game else { return };
+        let Some(game) = p.game() else { return };
         // Again after the action: Show solution this frame stops play at once.
         let replaying = p.replaying();
         let targets = p.selected.map(|s| game.targets(s)).unwrap_or_default();

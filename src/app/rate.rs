@@ -115,9 +115,14 @@ impl BoafApp {
                 Ok(note) => {
                     self.rate.saved += 1;
                     self.generate.mark_rated(&rating.puzzle);
+                    // Rated: its game in progress is done with.
+                    let dropped = self.play.rated(&rating.puzzle);
                     // Remembered for next time; losing it is harmless.
                     let _ = write_atomically(&self.folder.rater(), rating.rater.as_bytes());
-                    self.say(note);
+                    match dropped {
+                        Some(e) => self.say_error(format!("{note} {e}")),
+                        None => self.say(note),
+                    }
                     self.regress.ratings_changed();
                     self.open_next();
                     if self.current.is_some() {

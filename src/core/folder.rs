@@ -6,6 +6,7 @@
 //! ratings/ratings.csv           your ratings
 //! ratings/example.csv           the demonstration ratings
 //! ratings/rater.txt             the rater's name, remembered
+//! ratings/in-progress.json      games played and not rated yet, to resume
 //! assets/energies.toml          the energies E0–E5 (editable)
 //! assets/fitted-energies.toml   energies fitted from ratings
 //! energies/*.toml               your own energies, loaded by file name
@@ -125,6 +126,11 @@ impl Folder {
     /// The file that remembers the rater's name.
     pub fn rater(&self) -> PathBuf {
         self.root.join("ratings/rater.txt")
+    }
+
+    /// The games in progress: played, not rated yet.
+    pub fn in_progress(&self) -> PathBuf {
+        self.root.join("ratings/in-progress.json")
     }
 
     /// The file "Use as energy" adds fitted energies to.

@@ -288,3 +288,162 @@ fn with_only_unrated_on_save_moves_on_to_the_next_unrated_candidate() {
     let c = puzzle(&h);
     assert!(c != a && c != b, "after rating {b}, {c} was opened");
 }
+
+/// A folder whose store holds two 16-card candidates (deals 1 and 2), in
+/// that order; deal 1 is returned.
+fn folder_with_two_candidates(root: &TempDir) -> State {
+    let first = folder_with_a_16_card_candidate(root);
+    let second = boaf_core::engine::deal::deal(1);
+    let f = features_for(&second, FeatureSet::EMPTY, &AnalysisOptions::default()).unwrap();
+    store(root, &candidate(&second, f, Vec::new()));
+    first
+}
+
+/// Opens candidate `i` in the Play panel.
+fn open(h: &mut Harness<'_, BoafApp>, i: usize) {
+    h.state_mut().play_candidate(i);
+    h.state_mut().set_tab(Tab::Play);
+    h.run();
+}
+
+/// On candidate #1: 4 s, a move, 3 s, a hint. Returns the board after the move.
+fn a_move_and_a_hint(h: &mut Harness<'_, BoafApp>, time: &TestClock) -> State {
+    open(h, 0);
+    let (deal, path) = deal_and_path(h);
+    time.advance(secs(4));
+    click_move(h, &deal, path[0]);
+    time.advance(secs(3));
+    press(h, Modifiers::NONE, Key::H);
+    wait_for_label_contains(h, "Hint: move");
+    assert!(stats(
+        h,
+        "1 move · 0 undos · 0 restarts · 1 hint · 15 stacks left · 7 s"
+    ));
+    deal.apply(path[0]).unwrap()
+}
+
+/// The games in progress kept in the folder, by puzzle.
+fn kept(root: &TempDir) -> boaf_core::study::in_progress::InProgress {
+    boaf_core::study::in_progress::read_in_progress(&root.join("ratings/in-progress.json")).unwrap()
+}
+
+#[test]
+fn going_back_to_a_candidate_resumes_its_game_exactly() {
+    let root = temp_root("resume");
+    let deal = folder_with_two_candidates(&root);
+    let time = TestClock::default();
+    let mut h = harness_with(&root, egui::vec2(1280.0, 1400.0), time.clock());
+    let board = a_move_and_a_hint(&mut h, &time);
+    // Another candidate, played a while: none of it is #1's.
+    open(&mut h, 1);
+    assert!(stats(&h, "0 moves · 0 undos · 0 restarts · 0 hints"));
+    time.advance(secs(50));
+    h.run();
+    h.state_mut().set_tab(Tab::Generate);
+    h.run();
+    assert!(stats(&h, "in progress"), "the queue marks #1 in progress");
+    // Back on #1: the same board, counts and time; the time away not counted.
+    open(&mut h, 0);
+    assert_eq!(h.state().position(), Some(&board));
+    assert!(stats(
+        &h,
+        "1 move · 0 undos · 0 restarts · 1 hint · 15 stacks left · 7 s"
+    ));
+    // The same history: the move undoes to the deal and redoes.
+    press(&mut h, Modifiers::COMMAND, Key::Z);
+    assert_eq!(h.state().position(), Some(&deal));
+    press(&mut h, Modifiers::COMMAND, Key::Y);
+    assert_eq!(h.state().position(), Some(&board));
+    time.advance(secs(2));
+    h.run();
+    assert!(stats(
+        &h,
+        "2 moves · 1 undo · 0 restarts · 1 hint · 15 stacks left · 9 s"
+    ));
+}
+
+#[test]
+fn a_game_in_progress_survives_a_restart_of_the_app_until_it_is_rated() {
+    let root = temp_root("restart");
+    folder_with_a_16_card_candidate(&root);
+    let time = TestClock::default();
+    let mut h = harness_with(&root, egui::vec2(1280.0, 1400.0), time.clock());
+    let board = a_move_and_a_hint(&mut h, &time);
+    let puzzle = h.state().current().unwrap().puzzle.clone();
+    assert!(kept(&root).contains_key(&puzzle), "kept as it is played");
+    // The app goes away without a word (as in a crash); a new one on the
+    // folder, with a clock of its own, finds the game as it was.
+    drop(h);
+    let time = TestClock::default();
+    time.advance(secs(1000));
+    let mut h = harness_with(&root, egui::vec2(1280.0, 1400.0), time.clock());
+    h.run();
+    assert!(stats(&h, "in progress"), "the queue marks it in progress");
+    open(&mut h, 0);
+    assert_eq!(h.state().position(), Some(&board));
+    assert!(stats(
+        &h,
+        "1 move · 0 undos · 0 restarts · 1 hint · 15 stacks left · 7 s"
+    ));
+    // Rated: its record is the game's, and the game is done with.
+    time.advance(secs(1));
+    h.state_mut().set_tab(Tab::Rate);
+    h.run();
+    h.get_by_label("Save rating").click();
+    h.run();
+    let table = read_ratings(&root.join("ratings/ratings.csv")).unwrap();
+    assert_eq!(table.rows.len(), 1, "{:?}", h.state().status_text());
+    assert_eq!(table.text(0, "moves"), Some("1"));
+    assert_eq!(table.text(0, "hints"), Some("1"));
+    assert_eq!(table.number(0, "seconds"), Some(8.0));
+    assert!(kept(&root).is_empty(), "a rated game is not kept");
+    open(&mut h, 0);
+    assert!(stats(&h, "0 moves · 0 undos · 0 restarts · 0 hints"));
+}
+
+#[test]
+fn a_games_in_progress_file_that_does_not_read_is_set_aside() {
+    let root = temp_root("torn-in-progress");
+    folder_with_a_16_card_candidate(&root);
+    let file = root.join("ratings/in-progress.json");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(&file, "{ torn").unwrap();
+    let time = TestClock::default();
+    let mut h = harness_with(&root, egui::vec2(1280.0, 1400.0), time.clock());
+    h.run();
+    let status = h.state().status_text().unwrap_or_default().to_string();
+    assert!(status.contains("ratings/in-progress.json.bad"), "{status}");
+    assert_eq!(
+        std::fs::read_to_string(root.join("ratings/in-progress.json.bad")).unwrap(),
+        "{ torn"
+    );
+    // The app goes on, and keeps new games in a new file.
+    a_move_and_a_hint(&mut h, &time);
+    assert_eq!(kept(&root).len(), 1);
+}
+
+#[test]
+fn a_game_discarded_is_gone_and_leaving_one_keeps_it() {
+    let root = temp_root("discard");
+    let deal = folder_with_two_candidates(&root);
+    let time = TestClock::default();
+    let mut h = harness_with(&root, egui::vec2(1280.0, 1400.0), time.clock());
+    a_move_and_a_hint(&mut h, &time);
+    // Skip leaves it unrated: kept, not discarded.
+    h.state_mut().set_tab(Tab::Rate);
+    h.run();
+    h.get_by_label("Skip").click();
+    h.run();
+    assert_eq!(kept(&root).len(), 1);
+    open(&mut h, 0);
+    assert!(stats(&h, "1 move · 0 undos · 0 restarts · 1 hint"));
+    // Only the person's Discard drops it.
+    h.get_by_label("Discard game").click();
+    h.run();
+    assert_eq!(h.state().position(), Some(&deal));
+    assert!(stats(&h, "0 moves · 0 undos · 0 restarts · 0 hints"));
+    assert!(kept(&root).is_empty());
+    h.state_mut().set_tab(Tab::Generate);
+    h.run();
+    assert!(!stats(&h, "in progress"));
+}

@@ -3,6 +3,7 @@
 //! it, feeds it clicks and tells it the time.
 
 use crate::engine::state::{Move, State, StateError};
+use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
 /// One play of one puzzle.
@@ -196,6 +197,67 @@ impl Game {
     }
 }
 
+/// A game as it is kept while it waits to be resumed: everything but the
+/// positions, which follow from the deal and the moves.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SavedGame {
+    /// The moves from the deal to now, each with whether the player made it.
+    pub played: Vec<(Move, bool)>,
+    /// The moves undone, most recent last, as the redo list has them.
+    pub redo: Vec<(Move, bool)>,
+    /// The player's moves.
+    pub moves: u32,
+    /// The player's undos.
+    pub undos: u32,
+    /// The player's restarts.
+    pub restarts: u32,
+    /// Whether the puzzle was solved at some point.
+    pub ever_solved: bool,
+    /// Whether the player's own move solved it.
+    pub solved_by_player: bool,
+}
+
+impl Game {
+    /// The game as kept to be resumed (counting is not kept: a game is
+    /// saved between replays, never during one).
+    pub fn save(&self) -> SavedGame {
+        SavedGame {
+            played: self
+                .played
+                .iter()
+                .copied()
+                .zip(self.by_player.iter().copied())
+                .collect(),
+            redo: self.redo.clone(),
+            moves: self.moves,
+            undos: self.undos,
+            restarts: self.restarts,
+            ever_solved: self.ever_solved,
+            solved_by_player: self.solved_by_player,
+        }
+    }
+
+    /// The saved game resumed from its deal: the same positions, undo and
+    /// redo history and counts. Fails at the first move that is not legal
+    /// there (a save of another deal), with its index.
+    pub fn resume(deal: State, saved: &SavedGame) -> Result<Game, (usize, StateError)> {
+        let mut game = Game::new(deal);
+        for (i, &(mv, by_player)) in saved.played.iter().enumerate() {
+            let next = game.state().apply(mv).map_err(|e| (i, e))?;
+            game.states.push(next);
+            game.played.push(mv);
+            game.by_player.push(by_player);
+        }
+        game.redo = saved.redo.clone();
+        game.moves = saved.moves;
+        game.undos = saved.undos;
+        game.restarts = saved.restarts;
+        game.ever_solved = saved.ever_solved;
+        game.solved_by_player = saved.solved_by_player;
+        Ok(game)
+    }
+}
+
 /// The clock of active play: it runs only while told the play is active
 /// (the puzzle on screen, the window focused, not solved), so time spent
 /// elsewhere is not counted. The caller gives the time, which keeps it
@@ -209,6 +271,11 @@ pub struct PlayClock {
 }
 
 impl PlayClock {
+    /// A stopped clock that has counted `total` (a resumed play's time).
+    pub fn stopped_at(total: Duration) -> PlayClock {
+        PlayClock { total, since: None }
+    }
+
     /// Says whether play is active at time `now`: starts or stops the clock.
     pub fn set_active(&mut self, active: bool, now: Duration) {
         match (self.since, active) {
@@ -309,6 +376,47 @@ mod tests {
         }
         assert!(g.solved_by_player());
         assert_eq!(g.moves(), 2 + path.len() as u32);
+    }
+
+    #[test]
+    fn a_saved_game_resumes_exactly() {
+        let deal = parse_state("TH5HKSTC6SACTS6C6HQD4SJDJS3C5D3S", None).unwrap();
+        let Verdict::Solvable(path) = solve(&deal).unwrap() else {
+            panic!("deal 1 is solvable");
+        };
+        let mut g = Game::new(deal.clone());
+        for &mv in &path[..4] {
+            g.play(mv).unwrap();
+        }
+        g.undo();
+        g.set_counting(false);
+        g.play(path[3]).unwrap();
+        g.set_counting(true);
+        g.undo();
+        g.undo();
+        let saved = g.save();
+        let text = serde_json::to_string(&saved).unwrap();
+        let back: SavedGame = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, saved);
+        let mut r = Game::resume(deal.clone(), &back).unwrap();
+        assert_eq!(r.save(), saved);
+        assert_eq!(r.state(), g.state());
+        assert_eq!(r.played(), g.played());
+        // The same history: redo and undo go the same way in both.
+        while g.redo() {
+            assert!(r.redo());
+            assert_eq!(r.state(), g.state());
+        }
+        assert!(!r.redo());
+        g.restart();
+        r.restart();
+        assert_eq!(r.save(), g.save());
+        // A save of another deal does not resume on this one: its first
+        // move leaves from a cell emptied here.
+        let mut one = Game::new(deal.clone());
+        one.play(path[0]).unwrap();
+        let moved = deal.apply(path[0]).unwrap();
+        assert_eq!(Game::resume(moved, &one.save()).unwrap_err().0, 0);
     }
 
     #[test]

@@ -1,0 +1,194 @@
+//! Games in progress: a person's play of a candidate that is not rated yet,
+//! kept so that it resumes exactly (board, undo and redo history, counts,
+//! active time) when the candidate is opened again, after another one or
+//! after a restart of the app. [`Session`] is the play that a rating's
+//! [`PlayRecord`] is made from, the one owner of that record;
+//! `ratings/in-progress.json` keeps the unrated ones, by puzzle, replaced
+//! whole at each write and dropped from when the puzzle is rated.
+
+use crate::durable::{FileError, write_atomically};
+use crate::engine::game::{Game, PlayClock, SavedGame};
+use crate::engine::state::{State, StateError};
+use crate::study::ratings::PlayRecord;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+use thiserror::Error;
+
+/// One person's play of one puzzle: the game, its clock of active play, and
+/// what a rating records besides the game's counts.
+#[derive(Clone, Debug)]
+pub struct Session {
+    /// The game on the board.
+    pub game: Game,
+    /// Active play time.
+    pub clock: PlayClock,
+    /// Hints shown (a move, or "no solution from here").
+    pub hints: u32,
+    /// Whether the person asked to see the solution.
+    pub solution_shown: bool,
+}
+
+/// A session as kept while it waits: what [`Session::resume`] needs besides the deal.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SavedSession {
+    /// The game without its positions.
+    pub game: SavedGame,
+    /// Active play time so far.
+    pub active: Duration,
+    /// Hints shown.
+    pub hints: u32,
+    /// Whether the solution was shown.
+    pub solution_shown: bool,
+}
+
+impl Session {
+    /// A fresh play of a deal: nothing counted yet.
+    pub fn new(deal: State) -> Session {
+        Session {
+            game: Game::new(deal),
+            clock: PlayClock::default(),
+            hints: 0,
+            solution_shown: false,
+        }
+    }
+
+    /// The record a rating saves, with the active time up to `now`.
+    pub fn record(&self, now: Duration) -> PlayRecord {
+        PlayRecord {
+            solved: self.game.solved_by_player(),
+            moves: self.game.moves(),
+            undos: self.game.undos(),
+            restarts: self.game.restarts(),
+            hints: self.hints,
+            solution_shown: self.solution_shown,
+            seconds: self.clock.elapsed(now).as_secs_f64(),
+        }
+    }
+
+    /// Whether the person did anything a rating records besides time (a
+    /// move, a hint, the solution): such a play is never dropped unrated.
+    pub fn in_progress(&self) -> bool {
+        self.game.moves() > 0 || self.hints > 0 || self.solution_shown
+    }
+
+    /// The session as kept, with its active time up to `now`.
+    pub fn save(&self, now: Duration) -> SavedSession {
+        SavedSession {
+            game: self.game.save(),
+            active: self.clock.elapsed(now),
+            hints: self.hints,
+            solution_shown: self.solution_shown,
+        }
+    }
+
+    /// A saved session resumed on its deal, its clock stopped until play is
+    /// active again (time away is not play). Fails when a saved move is not
+    /// legal there.
+    pub fn resume(deal: State, saved: &SavedSession) -> Result<Session, (usize, StateError)> {
+        Ok(Session {
+            game: Game::resume(deal, &saved.game)?,
+            clock: PlayClock::stopped_at(saved.active),
+            hints: saved.hints,
+            solution_shown: saved.solution_shown,
+        })
+    }
+}
+
+/// The games in progress, by puzzle in compact notation.
+pub type InProgress = BTreeMap<String, SavedSession>;
+
+/// Why the games in progress could not be read.
+#[derive(Debug, Error)]
+pub enum InProgressError {
+    /// The file could not be read.
+    #[error(transparent)]
+    Read(#[from] FileError),
+    /// The file is not a set of games in progress.
+    #[error("{}: not games in progress: {reason}", path.display())]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// What the JSON reader said.
+        reason: String,
+    },
+}
+
+/// Reads the games in progress (none when the file does not exist).
+pub fn read_in_progress(path: &Path) -> Result<InProgress, InProgressError> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(InProgress::new()),
+        Err(e) => return Err(FileError::at(path)(e).into()),
+    };
+    serde_json::from_str(&text).map_err(|e| InProgressError::Parse {
+        path: path.to_path_buf(),
+        reason: e.to_string(),
+    })
+}
+
+/// Replaces the file with these games in progress, all at once.
+pub fn write_in_progress(path: &Path, games: &InProgress) -> Result<(), FileError> {
+    let text = serde_json::to_string_pretty(games).expect("games in progress serialize");
+    write_atomically(path, text.as_bytes())
+}
+
+/// Moves a file that does not read out of the way, to `<file>.bad` (an
+/// older one there is replaced), so a new one can be started; returns where.
+pub fn set_aside(path: &Path) -> Result<PathBuf, FileError> {
+    let mut bad = path.as_os_str().to_owned();
+    bad.push(".bad");
+    let bad = PathBuf::from(bad);
+    std::fs::rename(path, &bad).map_err(FileError::at(path))?;
+    Ok(bad)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::notation::parse_state;
+    use crate::engine::solver::{Verdict, solve};
+
+    #[test]
+    fn a_saved_session_round_trips_exactly() {
+        let deal = parse_state("TH5HKSTC6SACTS6C6HQD4SJDJS3C5D3S", None).unwrap();
+        let Verdict::Solvable(path) = solve(&deal).unwrap() else {
+            panic!("deal 1 is solvable");
+        };
+        let mut s = Session::new(deal.clone());
+        s.clock.set_active(true, Duration::from_millis(1_000));
+        for &mv in &path[..3] {
+            s.game.play(mv).unwrap();
+        }
+        s.game.undo();
+        s.hints = 2;
+        s.solution_shown = true;
+        assert!(s.in_progress());
+        let now = Duration::from_millis(8_123);
+        let record = s.record(now);
+        let dir = crate::temp::TempDir::new("in-progress");
+        let file = dir.join("ratings/in-progress.json");
+        assert!(read_in_progress(&file).unwrap().is_empty());
+        let mut games = InProgress::new();
+        games.insert("TH5H".into(), s.save(now));
+        write_in_progress(&file, &games).unwrap();
+        let back = read_in_progress(&file).unwrap();
+        assert_eq!(back, games);
+        let r = Session::resume(deal.clone(), &back["TH5H"]).unwrap();
+        // Resumed later: the time away is not counted, and the record is the same.
+        assert_eq!(r.record(Duration::from_secs(500)), record);
+        assert_eq!(r.clock.elapsed(now), Duration::from_millis(7_123));
+        assert_eq!(r.game.state(), s.game.state());
+        assert_eq!(r.game.save(), s.game.save());
+        assert!(!r.clock.is_running());
+        assert!(!Session::new(deal).in_progress());
+        // A file that does not read says so, and can be set aside.
+        std::fs::write(&file, "{ torn").unwrap();
+        let err = read_in_progress(&file).unwrap_err();
+        assert!(err.to_string().contains("not games in progress"), "{err}");
+        let bad = set_aside(&file).unwrap();
+        assert!(bad.ends_with("in-progress.json.bad") && !file.exists());
+        assert!(read_in_progress(&file).unwrap().is_empty());
+    }
+}
