@@ -943,3 +943,31 @@ fn tune_saves_weights_that_beat_a_bad_start_and_that_agents_read() {
     assert!(!out.status.success());
     assert!(text(&out.stderr).contains("--population must be at least 2"));
 }
+
+#[test]
+fn features_print_the_readme_table_and_every_help_lists_them() {
+    // One definition of each feature: `boaf features` prints it, the README
+    // holds the same table, and the commands that take features list them.
+    let out = boaf(&["features"], "");
+    assert!(out.status.success());
+    let table = text(&out.stdout);
+    assert_eq!(table.lines().count(), 2 + 15, "{table}");
+    assert!(table.contains(
+        "| `mcts_budget` | MCTS budget | The smallest budget of the ladder 1, 2, 5 … 10 000 \
+         iterations at which MCTS wins 4 of 5 seeded games"
+    ));
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
+        .unwrap();
+    assert!(
+        readme.contains(&table),
+        "the README's feature table differs from `boaf features`; paste its output:\n{table}"
+    );
+    for command in ["generate", "puzzles", "regress"] {
+        let help = text(&boaf(&[command, "--help"], "").stdout);
+        assert!(
+            help.contains("  halfway_ratio: The share of the distinct states ⌊n/2⌋ moves")
+                && help.contains("  mcts_budget: "),
+            "{command} --help:\n{help}"
+        );
+    }
+}

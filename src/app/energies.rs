@@ -139,7 +139,9 @@ impl EnergiesPanel {
         }
         let mut text = self.files[i].saved.clone();
         if text.trim().is_empty() {
-            text = "# Energies fitted from ratings by the Regression panel (\"Use as energy\").\n"
+            text = "# Energies fitted from ratings by the Regression panel (\"Use as energy\").\n\
+                    # Each value is minus the predicted rating, so the best-rated puzzles score\n\
+                    # lowest; the format is that of assets/energies.toml.\n"
                 .to_string();
         }
         if !text.ends_with('\n') {
@@ -181,11 +183,10 @@ impl BoafApp {
                 ui.end_row();
                 for e in self.energies.book.energies() {
                     ui.monospace(e.id());
-                    // The rated range after the definition: it changes no value.
-                    let mut lines = e.definition();
-                    lines.extend(e.range_text());
-                    ui.monospace(lines.join("\n"));
-                    ui.label(&e.about);
+                    // Rounded for reading; the file keeps the exact numbers.
+                    ui.monospace(e.shown().join("\n"))
+                        .on_hover_text("Coefficients to four figures; the file has them exact.");
+                    ui.add(egui::Label::new(&e.about).wrap());
                     ui.end_row();
                 }
             });

@@ -22,7 +22,8 @@ use boaf_core::folder::Folder;
 use boaf_core::format;
 use boaf_core::generator::batch::{Batch, Event, Order};
 use boaf_core::generator::descent::{
-    DEFAULT_ENERGY, HalfwayMode, MAX_ITERATIONS, SearchParams, default_iterations,
+    DEFAULT_ENERGY, DIFFICULTY_HELP, HALFWAY_HELP, HalfwayMode, MAX_ITERATIONS, STEPS_HELP,
+    SWAP_IN_HELP, SearchParams, UPHILL_HELP, default_iterations,
 };
 use boaf_core::generator::pipeline::{Candidate, Job, SortKey};
 use boaf_core::generator::store::PuzzleStore;
@@ -319,6 +320,11 @@ impl GeneratePanel {
     }
 }
 
+/// A search setting's label, which says what the setting does when hovered.
+fn setting(ui: &mut egui::Ui, label: &str, help: &str) -> egui::Response {
+    ui.label(label).on_hover_text(help)
+}
+
 impl BoafApp {
     pub(super) fn generate_ui(&mut self, ui: &mut egui::Ui) {
         let running = self.generate.is_running();
@@ -347,7 +353,7 @@ impl BoafApp {
                         .show_ui(ui, |ui| {
                             for e in self.energies.book().energies() {
                                 ui.selectable_value(&mut g.energy, e.name.clone(), &e.name)
-                                    .on_hover_text(format!("{}\n{}", e.about, e.value_text()));
+                                    .on_hover_text(e.explain());
                             }
                         })
                         .response
@@ -371,26 +377,29 @@ impl BoafApp {
                              (one past the highest in their store). A seed used before makes \
                              the same puzzles again.",
                         );
-                    let l = ui.label("Steps per puzzle");
+                    let l = setting(ui, "Steps per puzzle", STEPS_HELP);
                     ui.add(egui::DragValue::new(&mut g.iterations).range(1..=MAX_ITERATIONS))
-                        .labelled_by(l.id);
+                        .labelled_by(l.id)
+                        .on_hover_text(STEPS_HELP);
                     ui.end_row();
-                    let l = ui.label("Swap-in probability");
+                    let l = setting(ui, "Swap-in probability", SWAP_IN_HELP);
                     ui.add(
                         egui::DragValue::new(&mut g.swap_in)
                             .range(0.0..=1.0)
                             .speed(0.01),
                     )
-                    .labelled_by(l.id);
-                    let l = ui.label("Uphill probability");
+                    .labelled_by(l.id)
+                    .on_hover_text(SWAP_IN_HELP);
+                    let l = setting(ui, "Uphill probability", UPHILL_HELP);
                     ui.add(
                         egui::DragValue::new(&mut g.uphill)
                             .range(0.0..=1.0)
                             .speed(0.001),
                     )
-                    .labelled_by(l.id);
+                    .labelled_by(l.id)
+                    .on_hover_text(UPHILL_HELP);
                     ui.end_row();
-                    let l = ui.label("Halfway ratio");
+                    let l = setting(ui, "Halfway ratio", HALFWAY_HELP);
                     egui::ComboBox::from_id_salt("halfway")
                         .selected_text(g.halfway_mode.name())
                         .show_ui(ui, |ui| {
@@ -399,15 +408,12 @@ impl BoafApp {
                             }
                         })
                         .response
-                        .labelled_by(l.id);
+                        .labelled_by(l.id)
+                        .on_hover_text(HALFWAY_HELP);
                     ui.end_row();
                     ui.label("");
                     ui.checkbox(&mut g.difficulty, "Difficulty features")
-                        .on_hover_text(
-                            "Agents play each finished candidate for playout_win_rate, \
-                             greedy_wins and mcts_budget (about a second at most each, as \
-                             measured). An energy that reads them gets them anyway.",
-                        );
+                        .on_hover_text(DIFFICULTY_HELP);
                     ui.end_row();
                 });
         });
@@ -511,10 +517,13 @@ impl BoafApp {
             .show(ui, |ui| {
                 ui.strong("");
                 ui.strong("");
-                ui.strong("#");
-                ui.strong("n");
-                ui.strong("energy");
-                ui.strong("value");
+                ui.strong("#").on_hover_text("The candidate's place in the queue");
+                ui.strong("n").on_hover_text(Feature::N.explain());
+                ui.strong("energy")
+                    .on_hover_text("The energy the search minimized (hover a name for its id)");
+                ui.strong("value").on_hover_text(
+                    "The candidate's energy, from its exact features: lower is better",
+                );
                 for f in COLUMNS {
                     ui.strong(f.label()).on_hover_text(f.explain());
                 }

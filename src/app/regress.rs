@@ -188,6 +188,23 @@ impl BoafApp {
             scatter_ui(ui, &table, &fitted, &mut r.scatter);
         });
         ui.separator();
+        // Worked out before the click, so the panel says what "Use as
+        // energy" will do: a new name each time, so refitting never clashes
+        // with the last fit, and no copy of a fit already in use.
+        let name = self.energies.free_name(&r.energy_name);
+        let about = format!(
+            "Minus the rating predicted from {} on {} (R² {})",
+            format::plural(fitted.n, "rating"),
+            fitted
+                .coefs
+                .iter()
+                .map(|c| c.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+            format::fixed(fitted.r2, 3)
+        );
+        let toml = fitted.to_energy_toml(&name, &about);
+        let same = same_energy(self.energies.book(), &toml);
         let mut use_it = false;
         ui.horizontal(|ui| {
             let l = ui.label("New energy named");
@@ -195,26 +212,18 @@ impl BoafApp {
                 .labelled_by(l.id);
             use_it = ui
                 .button("Use as energy")
-                .on_hover_text("Minus the predicted rating, written to the fitted-energies file")
+                .on_hover_text(
+                    "An energy whose value is minus the predicted rating (so the generator \
+                     looks for the best-rated puzzles), written to the fitted-energies file",
+                )
                 .clicked();
         });
+        if let Some(note) = naming_note(&r.energy_name, &name, same.as_deref()) {
+            ui.label(note);
+        }
         if use_it {
-            // A new name each time, so refitting never clashes with the last fit.
-            let name = self.energies.free_name(&r.energy_name);
-            let about = format!(
-                "Minus the rating predicted from {} on {} (R² {})",
-                format::plural(fitted.n, "rating"),
-                fitted
-                    .coefs
-                    .iter()
-                    .map(|c| c.name.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", "),
-                format::fixed(fitted.r2, 3)
-            );
-            let toml = fitted.to_energy_toml(&name, &about);
             // The same fit again would only add a copy under a new name.
-            if let Some(same) = same_energy(self.energies.book(), &toml) {
+            if let Some(same) = same {
                 self.say(format!(
                     "This fit is already the energy '{same}' (same definition); nothing was added."
                 ));
@@ -271,6 +280,22 @@ fn problems_ui(ui: &mut egui::Ui, table: &RatingsTable, data: &FitData) {
         format!("{} values that are not numbers", data.problems.len()),
         data.problems.iter().map(ToString::to_string).collect(),
     );
+}
+
+/// What "Use as energy" will do when it is not simply to add `wanted`: that
+/// the fit is already the energy `same`, or that `wanted` is taken and the
+/// fit will be `name`.
+fn naming_note(wanted: &str, name: &str, same: Option<&str>) -> Option<String> {
+    match same {
+        Some(same) => Some(format!(
+            "This fit is already the energy '{same}': using it adds nothing."
+        )),
+        None if name != wanted.trim() => Some(format!(
+            "An energy named '{}' exists: this fit will be added as '{name}'.",
+            wanted.trim()
+        )),
+        None => None,
+    }
 }
 
 /// The name of the energy in use whose definition is that of the energy in

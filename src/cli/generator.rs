@@ -10,8 +10,8 @@ use boaf_core::folder::{Folder, LoadedEnergies};
 use boaf_core::format;
 use boaf_core::generator::batch::{Batch, Event, Order};
 use boaf_core::generator::descent::{
-    DEFAULT_CONFIRM, DEFAULT_ENERGY, DEFAULT_SCREEN, DEFAULT_SWAP_IN, DEFAULT_UPHILL, HalfwayMode,
-    SearchParams, default_iterations,
+    DEFAULT_CONFIRM, DEFAULT_ENERGY, DEFAULT_SCREEN, DEFAULT_SWAP_IN, DEFAULT_UPHILL,
+    HALFWAY_HELP, HalfwayMode, SWAP_IN_HELP, SearchParams, UPHILL_HELP, default_iterations,
 };
 use boaf_core::generator::energy::{Chain, EnergyBook, holds, parse_condition};
 use boaf_core::generator::pipeline::{Candidate, Job, SortKey, shard};
@@ -65,16 +65,11 @@ pub struct GenerateArgs {
     /// Steps per puzzle (default: the paper's up to 12 cards, 2500 below 10 and 800 for 10-12; 1000 above, where the paper had 50)
     #[arg(long)]
     iterations: Option<usize>,
-    /// Probability that a step swaps an unused card in
-    #[arg(long, default_value_t = DEFAULT_SWAP_IN)]
+    #[arg(long, default_value_t = DEFAULT_SWAP_IN, help = SWAP_IN_HELP)]
     swap_in: f64,
-    /// Probability of keeping a step that raises the energy
-    #[arg(long, default_value_t = DEFAULT_UPHILL)]
+    #[arg(long, default_value_t = DEFAULT_UPHILL, help = UPHILL_HELP)]
     uphill: f64,
-    /// How the search knows the halfway ratio: exact (the fast exact counts
-    /// at every step), estimate (sampling), or confirm (sampling, then the
-    /// exact counts of the --confirm best)
-    #[arg(long, default_value_t = HalfwayMode::Exact)]
+    #[arg(long, default_value_t = HalfwayMode::Exact, help = HALFWAY_HELP)]
     halfway: HalfwayMode,
     /// Walks per halfway estimate
     #[arg(long, default_value_t = boaf_core::engine::estimate::EstimateOptions::default().samples)]

@@ -1,6 +1,7 @@
 //! The command line: parsing with clap, then one file per command group —
 //! [`engine`] (`solve`, `deals`, `analyze`, `halfway`, `deal`), [`generator`]
-//! (`generate`, `puzzles`, `energies`), [`study`] (`regress`), [`agents`]
+//! (`generate`, `puzzles`, `energies`), [`study`] (`regress`), `features`
+//! (the features' table, from the core's metadata), [`agents`]
 //! (`agents`, the players' win rates), [`tune`] (the greedy weights' genetic
 //! algorithm) and [`bench`]
 //! (every benchmark) — over what they share in [`input`]. The work itself is
@@ -16,6 +17,7 @@ mod study;
 mod tune;
 
 use anyhow::Result;
+use boaf_core::engine::feature::Feature;
 use boaf_core::engine::limits::SearchError;
 use boaf_core::generator::descent::GenError;
 use clap::{Parser, Subcommand};
@@ -50,15 +52,18 @@ enum Command {
         number: i32,
     },
     /// Generate puzzles by hill descent over an energy, into a store file
-    #[command(after_help = generator::GENERATE_HELP)]
+    #[command(after_help = with_features(generator::GENERATE_HELP))]
     Generate(generator::GenerateArgs),
     /// List, filter and sort the puzzles of a store file
+    #[command(after_help = Feature::help())]
     Puzzles(generator::PuzzlesArgs),
     /// List the energies (built-in and from files) with their ids and definitions
     Energies(generator::EnergiesArgs),
     /// Fit ratings on features: the Regression panel's table
-    #[command(after_help = study::REGRESS_HELP)]
+    #[command(after_help = with_features(study::REGRESS_HELP))]
     Regress(study::RegressArgs),
+    /// Every feature: its column name, full name, definition and range (the README's table)
+    Features,
     /// Play deals with an agent (random, greedy, flat Monte Carlo, MCTS, best-first): win rate with a 95% Wilson interval, and a paired test against a second agent
     #[command(after_help = agents::AGENTS_HELP)]
     Agents(agents::AgentsArgs),
@@ -133,6 +138,10 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Command::Puzzles(args) => generator::puzzles(args),
         Command::Energies(args) => generator::energies(args),
         Command::Regress(args) => study::regress(args),
+        Command::Features => {
+            print!("{}", Feature::table());
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Agents(args) => agents::agents(args),
         Command::Tune(args) => tune::tune_weights(args),
         Command::Bench(cmd) => bench::bench(cmd),
@@ -144,6 +153,12 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             e
         }
     })
+}
+
+/// A command's more help, then every feature with its definition, so
+/// `--help` reads the one definition of each feature.
+fn with_features(help: &str) -> String {
+    format!("{help}\n\n{}", Feature::help())
 }
 
 /// What to do about a search that met the memory cap.

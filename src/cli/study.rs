@@ -18,10 +18,8 @@ The fit is ordinary least squares of the rating on the chosen features, each
 z-scored (minus its mean, over its sample standard deviation), with an
 intercept. Rows with no value for the rating or a chosen feature are left
 out; so are rows where one of them is not a number, and each such value is
-reported on stderr with its line and column.
-Features: n, solvable, suit_diversity, rank_diversity, dominant_suit_ratio,
-rank_clusters, avg_flockability, depth1_ratio, depth2_ratio, depth3_ratio,
-halfway_ratio, midgame_tension.
+reported on stderr with its line and column. Any feature below can be
+fitted on.
 
 Example:
   boaf regress ratings/example.csv --features halfway_ratio,rank_clusters";

@@ -579,3 +579,121 @@ fn the_queue_warns_when_a_candidate_leaves_its_fitted_energys_rated_range() {
     );
     assert_eq!(h.query_all_by_label("⚠").count(), 1);
 }
+
+// Issue 24, point 3: every number explains itself.
+
+/// The tooltip shown after hovering the widget labelled `label`: whether a
+/// label containing `text` shows then.
+fn tooltip_of_has(h: &mut Harness<'_, BoafApp>, label: &str, text: &str) -> bool {
+    h.get_by_label(label).hover();
+    // Tooltips wait for the pointer to rest; a step is a quarter second.
+    for _ in 0..4 {
+        h.step();
+    }
+    let shown = h.query_by_label_contains(text).is_some();
+    h.hover_at(egui::pos2(1.0, 1.0));
+    h.run();
+    shown
+}
+
+#[test]
+fn every_queue_and_regression_column_label_has_its_features_tooltip() {
+    use boaf_core::engine::feature::Feature;
+    let root = temp_root("feature-tooltips");
+    store_candidates(&root, 6, 0..1);
+    let mut h = harness(&root);
+    h.run();
+    // The queue: each feature column's heading explains it from the core.
+    for f in Feature::ALL {
+        if h.query_by_label(f.label()).is_some() && f != Feature::N {
+            assert!(
+                tooltip_of_has(&mut h, f.label(), f.definition()),
+                "queue column {}",
+                f.label()
+            );
+        }
+    }
+    assert!(tooltip_of_has(&mut h, "n", Feature::N.definition()));
+    assert!(tooltip_of_has(&mut h, "value", "lower is better"));
+    // The Regression panel: each feature's checkbox.
+    let mut h = regression_harness(&root);
+    let mut checked = 0;
+    for f in Feature::ALL {
+        if h.query_by_label(f.column()).is_some() {
+            assert!(
+                tooltip_of_has(&mut h, f.column(), f.definition()),
+                "checkbox {}",
+                f.column()
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked >= 5, "{checked} feature checkboxes");
+}
+
+#[test]
+fn every_search_setting_says_what_it_does_and_what_raising_it_costs() {
+    use boaf_core::generator::descent::{
+        DIFFICULTY_HELP, HALFWAY_HELP, STEPS_HELP, SWAP_IN_HELP, UPHILL_HELP,
+    };
+    let root = temp_root("setting-tooltips");
+    let mut h = harness(&root);
+    h.run();
+    for (label, help) in [
+        ("Steps per puzzle", STEPS_HELP),
+        ("Swap-in probability", SWAP_IN_HELP),
+        ("Uphill probability", UPHILL_HELP),
+        ("Halfway ratio", HALFWAY_HELP),
+        ("Difficulty features", DIFFICULTY_HELP),
+    ] {
+        assert!(tooltip_of_has(&mut h, label, help), "{label}");
+    }
+}
+
+#[test]
+fn an_energys_tooltip_shows_its_bonuses() {
+    let root = temp_root("energy-tooltip");
+    let mut h = harness(&root);
+    h.run();
+    h.get_by_label("Energy").click();
+    h.run();
+    // E2's value is 0: all it rewards is in its bonuses.
+    assert!(tooltip_of_has(&mut h, "E2", "-10 if rank_clusters > 1.0"));
+}
+
+#[test]
+fn a_fitted_energy_reads_rounded_says_what_it_is_and_a_second_fit_is_named_first() {
+    let root = temp_root("fitted-shown");
+    let mut h = regression_harness(&root);
+    h.get_by_label("Use as energy").click();
+    h.run();
+    assert!(
+        h.query_by_label_contains("This fit is already the energy 'fitted'")
+            .is_some()
+    );
+    // Another fit under the same name: the panel says the name it will get
+    // before the click.
+    h.get_by_label("rank_clusters").click();
+    h.run();
+    assert!(
+        h.query_by_label(
+            "An energy named 'fitted' exists: this fit will be added as 'fitted-2'."
+        )
+        .is_some()
+    );
+    // The Energies panel: four figures, and what the value is.
+    h.get_by_label("Energies").click();
+    h.run();
+    let book = boaf_core::generator::energy::EnergyBook::parse(
+        &std::fs::read_to_string(root.join("assets/fitted-energies.toml")).unwrap(),
+        "fitted",
+    )
+    .unwrap();
+    let fitted = &book.energies()[0];
+    assert!(h.query_by_label_contains(&fitted.shown()[0]).is_some());
+    assert!(h.query_by_label_contains(&fitted.value_text()).is_none());
+    assert!(
+        h.query_by_label_contains("minus the predicted rating: the best-rated")
+            .is_some()
+    );
+}

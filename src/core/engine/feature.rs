@@ -15,8 +15,8 @@ pub const LADDER: [u32; 13] = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5
 /// twice the top rung, so that the grade stays a number a regression reads.
 pub const BEYOND_LADDER: u32 = 20_000;
 
-/// One feature of a puzzle (seed 001's, made exact in DESIGN.md, and the
-/// agents' difficulty features).
+/// One feature of a puzzle (seed 001's, made exact here, and the agents'
+/// difficulty features).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Feature {
     /// Cards in the puzzle.
@@ -288,6 +288,36 @@ impl Feature {
         ]
         .get(d.checked_sub(1)?)
         .copied()
+    }
+
+    /// Every feature as a Markdown table (column, name, definition, range):
+    /// what `boaf features` prints and the README's table holds, so both read
+    /// this one definition.
+    pub fn table() -> String {
+        let mut t = String::from(
+            "| column | feature | definition | range |\n|---|---|---|---|\n",
+        );
+        for f in Feature::ALL {
+            t += &format!(
+                "| `{}` | {} | {} | {} |\n",
+                f.column(),
+                f.title(),
+                f.definition(),
+                f.range()
+            );
+        }
+        t
+    }
+
+    /// Every feature on its own line, `column: definition`, for `--help`.
+    pub fn help() -> String {
+        let lines: Vec<String> = Feature::ALL
+            .map(|f| format!("  {}: {}", f.column(), f.definition()))
+            .to_vec();
+        format!(
+            "Features (`boaf features` has their ranges too):\n{}",
+            lines.join("\n")
+        )
     }
 
     /// Every column name, comma-separated, for an error that lists them.

@@ -1,6 +1,6 @@
 //! The ratings store: `ratings/ratings.csv`, one row per rating of a puzzle.
 //!
-//! Columns (DESIGN.md): puzzle, grid, n, energy id, every feature, rating 0–10,
+//! Columns (the README's ratings file): puzzle, grid, n, energy id, every feature, rating 0–10,
 //! notes, solved, moves, undos, restarts, hints, solution_shown, seconds,
 //! rater, timestamp. Each row is
 //! written with one `write` and synced before [`RatingsStore::append`]

@@ -33,8 +33,8 @@ mod tests;
 pub use hill::{Descent, Found, accepts, hill_descent, random_puzzle, uphill_coin};
 pub use params::{
     DEFAULT_CONFIRM, DEFAULT_ENERGY, DEFAULT_SCREEN, DEFAULT_SWAP_IN, DEFAULT_UPHILL,
-    DEFAULT_WARMUP, GenError, HalfwayMode, MAX_ITERATIONS, SearchParams, default_iterations,
-    paper_iterations,
+    DEFAULT_WARMUP, DIFFICULTY_HELP, GenError, HALFWAY_HELP, HalfwayMode, MAX_ITERATIONS,
+    STEPS_HELP, SWAP_IN_HELP, SearchParams, UPHILL_HELP, default_iterations, paper_iterations,
 };
 pub use progress::{LayerHook, Phase, StepReport, WorkerProgress, layer_progress};
 pub use scorer::{Judged, Score, Scorer};

@@ -119,6 +119,34 @@ pub const DEFAULT_SWAP_IN: f64 = 0.3;
 /// a step that raises the energy.
 pub const DEFAULT_UPHILL: f64 = 0.005;
 
+// What each search setting does and what raising it costs, in one place for
+// the app's tooltips and `boaf generate --help`.
+
+/// What [`SearchParams::iterations`] does and what raising it costs.
+pub const STEPS_HELP: &str = "Steps per puzzle: each step changes the puzzle once and scores \
+    it. More steps usually reach a lower energy; the time grows in proportion.";
+
+/// What [`SearchParams::swap_in`] does and what raising it costs.
+pub const SWAP_IN_HELP: &str = "Probability that a step swaps an unused card in (else it swaps \
+    two cells). Raising it tries more sets of cards but refines a layout less; a step costs \
+    the same either way.";
+
+/// What [`SearchParams::uphill`] does and what raising it costs.
+pub const UPHILL_HELP: &str = "Probability of keeping a step that raises the energy, so the \
+    search can climb out of a local minimum. Raising it wanders more and settles less: the \
+    best puzzle seen is still kept, but fewer steps improve on it.";
+
+/// What [`SearchParams::halfway_mode`] does and what each choice costs.
+pub const HALFWAY_HELP: &str = "How the search knows the halfway ratio: exact (the exact counts \
+    at every step: right, and the dearest step, more so with more cards), estimate (sampling: \
+    cheap, but noisy) or confirm (sampling, then the exact counts of the --confirm best). Only \
+    an energy that reads the halfway ratio or midgame tension pays for it.";
+
+/// What [`SearchParams::difficulty`] does and what it costs.
+pub const DIFFICULTY_HELP: &str = "Agents play each finished puzzle for playout_win_rate, \
+    greedy_wins and mcts_budget: about a second at most per puzzle, as measured. An energy \
+    that reads them gets them at every step anyway.";
+
 /// The default [`SearchParams::confirm`]: boaf's count of the best puzzles
 /// by estimate analysed exactly at the end.
 pub const DEFAULT_CONFIRM: usize = 3;

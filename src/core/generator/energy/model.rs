@@ -143,6 +143,21 @@ fn short(x: f64) -> String {
     }
 }
 
+/// A number to four significant figures, trailing zeros dropped: `1000`,
+/// `0.1235`, `12.35`. For display only.
+fn significant(x: f64) -> String {
+    if x == 0.0 || !x.is_finite() {
+        return short(x);
+    }
+    let decimals = (3 - x.abs().log10().floor() as i32).max(0) as usize;
+    let s = format!("{x:.decimals$}");
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    }
+}
+
 impl fmt::Display for RangeExcursion {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
@@ -233,6 +248,47 @@ impl Energy {
                 .collect();
             format!("rated {}", parts.join(", "))
         })
+    }
+
+    /// The definition as people read it: the value with each coefficient
+    /// to four significant figures (the file keeps them exact), what a
+    /// fitted energy's value is, each bonus, the penalty and the rated range.
+    pub fn shown(&self) -> Vec<String> {
+        let mut value = String::new();
+        for t in &self.value {
+            let coef = significant(t.coef.abs());
+            let sign = if t.coef < 0.0 { "-" } else { "+" };
+            value += &match (value.is_empty(), sign) {
+                (true, "+") => coef,
+                (true, _) => format!("-{coef}"),
+                (false, _) => format!(" {sign} {coef}"),
+            };
+            for f in &t.features {
+                value += &format!(" * {f}");
+            }
+        }
+        if value.is_empty() {
+            value.push('0');
+        }
+        let mut lines = vec![format!("value {value}")];
+        if !self.range.is_empty() {
+            // Only a fit from ratings records a rated range.
+            lines.push("  (minus the predicted rating: the best-rated puzzles score lowest)".into());
+        }
+        lines.extend(self.bonus_texts());
+        lines.push(format!("unsolvable {}", short(self.penalty)));
+        lines.extend(self.range_text());
+        lines
+    }
+
+    /// What the energy rewards, then its definition as [`Energy::shown`]
+    /// gives it, bonuses included: an energy's tooltip.
+    pub fn explain(&self) -> String {
+        std::iter::once(self.about.clone())
+            .filter(|a| !a.is_empty())
+            .chain(self.shown())
+            .collect::<Vec<_>>()
+            .join("\n")
     }
 
     /// Everything that decides the energy's values, in one canonical line.
@@ -411,6 +467,35 @@ mod tests {
         features(&parse_state(s, None).unwrap(), &AnalysisOptions::default())
             .unwrap()
             .0
+    }
+
+    #[test]
+    fn an_energy_explains_itself_bonuses_included() {
+        // E2's value is 0: all it rewards is in its bonuses.
+        let book = builtin();
+        let e2 = book.get("E2").unwrap().explain();
+        assert!(e2.starts_with(&book.get("E2").unwrap().about), "{e2}");
+        assert!(e2.contains("value 0\n"), "{e2}");
+        assert!(e2.contains("-10 if rank_clusters > 1.0"), "{e2}");
+        assert!(e2.ends_with("unsolvable 1000"), "{e2}");
+        // A fit's 16-digit coefficients read to four figures; its value says
+        // what it is; the id keeps the exact numbers.
+        let fit = EnergyBook::parse(
+            "[[energy]]\nname = \"fit\"\nvalue = \"-6.123456789012345 + 0.012345678901234 * n              - 1234.5678 * halfway_ratio\"\nrange = { n = [4, 16] }\n",
+            "fit",
+        )
+        .unwrap();
+        let fit = &fit.energies()[0];
+        assert_eq!(
+            fit.shown(),
+            [
+                "value -6.123 + 0.01235 * n - 1235 * halfway_ratio",
+                "  (minus the predicted rating: the best-rated puzzles score lowest)",
+                "unsolvable 1000",
+                "rated n 4–16",
+            ]
+        );
+        assert!(fit.value_text().contains("6.123456789012345"));
     }
 
     #[test]
