@@ -965,7 +965,7 @@ fn features_print_the_readme_table_and_every_help_lists_them() {
     for command in ["generate", "puzzles", "regress"] {
         let help = text(&boaf(&[command, "--help"], "").stdout);
         assert!(
-            help.contains("  halfway_ratio: The share of the distinct states ⌊n/2⌋ moves")
+            help.contains("  halfway_ratio: The share of the distinct states at the halfway depth")
                 && help.contains("  mcts_budget: "),
             "{command} --help:\n{help}"
         );

@@ -582,10 +582,18 @@ fn the_queue_warns_when_a_candidate_leaves_its_fitted_energys_rated_range() {
 
 // Issue 24, point 3: every number explains itself.
 
-/// The tooltip shown after hovering the widget labelled `label`: whether a
-/// label containing `text` shows then.
-fn tooltip_of_has(h: &mut Harness<'_, BoafApp>, label: &str, text: &str) -> bool {
-    h.get_by_label(label).hover();
+/// Whether a label containing `text` shows after resting the pointer on the
+/// first widget labelled `label` (of this role, if given): its tooltip.
+fn tooltip_of_has(
+    h: &mut Harness<'_, BoafApp>,
+    role: Option<egui::Role>,
+    label: &str,
+    text: &str,
+) -> bool {
+    match role {
+        Some(role) => h.get_all_by_role_and_label(role, label).next().unwrap().hover(),
+        None => h.get_all_by_label(label).next().unwrap().hover(),
+    }
     // Tooltips wait for the pointer to rest; a step is a quarter second.
     for _ in 0..4 {
         h.step();
@@ -605,23 +613,24 @@ fn every_queue_and_regression_column_label_has_its_features_tooltip() {
     h.run();
     // The queue: each feature column's heading explains it from the core.
     for f in Feature::ALL {
-        if h.query_by_label(f.label()).is_some() && f != Feature::N {
+        if h.query_all_by_label(f.label()).next().is_some() && f != Feature::N {
             assert!(
-                tooltip_of_has(&mut h, f.label(), f.definition()),
+                tooltip_of_has(&mut h, None, f.label(), f.definition()),
                 "queue column {}",
                 f.label()
             );
         }
     }
-    assert!(tooltip_of_has(&mut h, "n", Feature::N.definition()));
-    assert!(tooltip_of_has(&mut h, "value", "lower is better"));
+    assert!(tooltip_of_has(&mut h, None, "n", Feature::N.definition()));
+    assert!(tooltip_of_has(&mut h, None, "value", "lower is better"));
     // The Regression panel: each feature's checkbox.
     let mut h = regression_harness(&root);
     let mut checked = 0;
     for f in Feature::ALL {
-        if h.query_by_label(f.column()).is_some() {
+        let checkbox = Some(egui::Role::CheckBox);
+        if h.query_by_role_and_label(egui::Role::CheckBox, f.column()).is_some() {
             assert!(
-                tooltip_of_has(&mut h, f.column(), f.definition()),
+                tooltip_of_has(&mut h, checkbox, f.column(), f.definition()),
                 "checkbox {}",
                 f.column()
             );
@@ -646,8 +655,11 @@ fn every_search_setting_says_what_it_does_and_what_raising_it_costs() {
         ("Halfway ratio", HALFWAY_HELP),
         ("Difficulty features", DIFFICULTY_HELP),
     ] {
-        assert!(tooltip_of_has(&mut h, label, help), "{label}");
+        assert!(tooltip_of_has(&mut h, None, label, help), "{label}");
     }
+    // Only while hovered, and only the hovered setting's.
+    assert!(h.query_by_label_contains(UPHILL_HELP).is_none());
+    assert!(!tooltip_of_has(&mut h, None, "Swap-in probability", UPHILL_HELP));
 }
 
 #[test]
@@ -658,7 +670,7 @@ fn an_energys_tooltip_shows_its_bonuses() {
     h.get_by_label("Energy").click();
     h.run();
     // E2's value is 0: all it rewards is in its bonuses.
-    assert!(tooltip_of_has(&mut h, "E2", "-10 if rank_clusters > 1.0"));
+    assert!(tooltip_of_has(&mut h, None, "E2", "-10 if rank_clusters > 1.0"));
 }
 
 #[test]
@@ -673,7 +685,8 @@ fn a_fitted_energy_reads_rounded_says_what_it_is_and_a_second_fit_is_named_first
     );
     // Another fit under the same name: the panel says the name it will get
     // before the click.
-    h.get_by_label("rank_clusters").click();
+    h.get_by_role_and_label(egui::Role::CheckBox, "rank_clusters")
+        .click();
     h.run();
     assert!(
         h.query_by_label(

@@ -152,7 +152,7 @@ impl Feature {
                 "Average flockability",
                 "The number of pairs of cards that can flock (same suit, or same or adjacent \
                  rank) divided by the number of cards.",
-                "0 to 7.5 ((n − 1) ÷ 2 at most)",
+                "0 to 7.5 ((n - 1) / 2 at most)",
                 Part::Cards,
             ),
             Feature::Depth1Ratio => (
@@ -184,8 +184,8 @@ impl Feature {
                 "halfway_ratio",
                 "halfway",
                 "Halfway ratio",
-                "The share of the distinct states ⌊n/2⌋ moves from the deal that can still be \
-                 solved; small means few ways through the middle.",
+                "The share of the distinct states at the halfway depth (n/2 moves from the deal, \
+                 rounded down) that can still be solved; small means few ways through the middle.",
                 "0 to 1",
                 Part::Halfway,
             ),
@@ -193,8 +193,8 @@ impl Feature {
                 "midgame_tension",
                 "tension",
                 "Midgame tension",
-                "The mean, over the solvable states ⌊n/2⌋ moves from the deal, of the share of \
-                 their moves that lose (Browne's tension).",
+                "The mean, over the solvable states at the halfway depth, of the share of their \
+                 moves that lose (Browne's tension).",
                 "0 to 1 (none when no such state has a move)",
                 Part::Halfway,
             ),
@@ -264,7 +264,8 @@ impl Feature {
         self.about().part
     }
 
-    /// The full name, the definition and the range, for a tooltip or `--help`.
+    /// The full name, the definition and the range, for a tooltip or `--help`
+    /// (plain characters only: the app's font has no `⌊` or `÷`).
     pub fn explain(self) -> String {
         format!(
             "{}: {} Range: {}.",
