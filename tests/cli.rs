@@ -956,8 +956,8 @@ fn features_print_the_readme_table_and_every_help_lists_them() {
         "| `mcts_budget` | MCTS budget | The smallest budget of the ladder 1, 2, 5 … 10 000 \
          iterations at which MCTS wins 4 of 5 seeded games"
     ));
-    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
-        .unwrap();
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
     assert!(
         readme.contains(&table),
         "the README's feature table differs from `boaf features`; paste its output:\n{table}"

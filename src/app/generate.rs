@@ -517,7 +517,8 @@ impl BoafApp {
             .show(ui, |ui| {
                 ui.strong("");
                 ui.strong("");
-                ui.strong("#").on_hover_text("The candidate's place in the queue");
+                ui.strong("#")
+                    .on_hover_text("The candidate's place in the queue");
                 ui.strong("n").on_hover_text(Feature::N.explain());
                 ui.strong("energy")
                     .on_hover_text("The energy the search minimized (hover a name for its id)");

@@ -10,8 +10,8 @@ use boaf_core::folder::{Folder, LoadedEnergies};
 use boaf_core::format;
 use boaf_core::generator::batch::{Batch, Event, Order};
 use boaf_core::generator::descent::{
-    DEFAULT_CONFIRM, DEFAULT_ENERGY, DEFAULT_SCREEN, DEFAULT_SWAP_IN, DEFAULT_UPHILL,
-    HALFWAY_HELP, HalfwayMode, SWAP_IN_HELP, SearchParams, UPHILL_HELP, default_iterations,
+    DEFAULT_CONFIRM, DEFAULT_ENERGY, DEFAULT_SCREEN, DEFAULT_SWAP_IN, DEFAULT_UPHILL, HALFWAY_HELP,
+    HalfwayMode, SWAP_IN_HELP, SearchParams, UPHILL_HELP, default_iterations,
 };
 use boaf_core::generator::energy::{Chain, EnergyBook, holds, parse_condition};
 use boaf_core::generator::pipeline::{Candidate, Job, SortKey, shard};

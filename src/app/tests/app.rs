@@ -591,7 +591,11 @@ fn tooltip_of_has(
     text: &str,
 ) -> bool {
     match role {
-        Some(role) => h.get_all_by_role_and_label(role, label).next().unwrap().hover(),
+        Some(role) => h
+            .get_all_by_role_and_label(role, label)
+            .next()
+            .unwrap()
+            .hover(),
         None => h.get_all_by_label(label).next().unwrap().hover(),
     }
     // Tooltips wait for the pointer to rest; a step is a quarter second.
@@ -628,7 +632,9 @@ fn every_queue_and_regression_column_label_has_its_features_tooltip() {
     let mut checked = 0;
     for f in Feature::ALL {
         let checkbox = Some(egui::Role::CheckBox);
-        if h.query_by_role_and_label(egui::Role::CheckBox, f.column()).is_some() {
+        if h.query_by_role_and_label(egui::Role::CheckBox, f.column())
+            .is_some()
+        {
             assert!(
                 tooltip_of_has(&mut h, checkbox, f.column(), f.definition()),
                 "checkbox {}",
@@ -659,7 +665,12 @@ fn every_search_setting_says_what_it_does_and_what_raising_it_costs() {
     }
     // Only while hovered, and only the hovered setting's.
     assert!(h.query_by_label_contains(UPHILL_HELP).is_none());
-    assert!(!tooltip_of_has(&mut h, None, "Swap-in probability", UPHILL_HELP));
+    assert!(!tooltip_of_has(
+        &mut h,
+        None,
+        "Swap-in probability",
+        UPHILL_HELP
+    ));
 }
 
 #[test]
@@ -670,7 +681,12 @@ fn an_energys_tooltip_shows_its_bonuses() {
     h.get_by_label("Energy").click();
     h.run();
     // E2's value is 0: all it rewards is in its bonuses.
-    assert!(tooltip_of_has(&mut h, None, "E2", "-10 if rank_clusters > 1.0"));
+    assert!(tooltip_of_has(
+        &mut h,
+        None,
+        "E2",
+        "-10 if rank_clusters > 1.0"
+    ));
 }
 
 #[test]
@@ -689,10 +705,8 @@ fn a_fitted_energy_reads_rounded_says_what_it_is_and_a_second_fit_is_named_first
         .click();
     h.run();
     assert!(
-        h.query_by_label(
-            "An energy named 'fitted' exists: this fit will be added as 'fitted-2'."
-        )
-        .is_some()
+        h.query_by_label("An energy named 'fitted' exists: this fit will be added as 'fitted-2'.")
+            .is_some()
     );
     // The Energies panel: four figures, and what the value is.
     h.get_by_label("Energies").click();

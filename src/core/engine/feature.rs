@@ -295,9 +295,7 @@ impl Feature {
     /// what `boaf features` prints and the README's table holds, so both read
     /// this one definition.
     pub fn table() -> String {
-        let mut t = String::from(
-            "| column | feature | definition | range |\n|---|---|---|---|\n",
-        );
+        let mut t = String::from("| column | feature | definition | range |\n|---|---|---|---|\n");
         for f in Feature::ALL {
             t += &format!(
                 "| `{}` | {} | {} | {} |\n",

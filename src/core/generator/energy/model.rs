@@ -273,7 +273,8 @@ impl Energy {
         let mut lines = vec![format!("value {value}")];
         if !self.range.is_empty() {
             // Only a fit from ratings records a rated range.
-            lines.push("  (minus the predicted rating: the best-rated puzzles score lowest)".into());
+            lines
+                .push("  (minus the predicted rating: the best-rated puzzles score lowest)".into());
         }
         lines.extend(self.bonus_texts());
         lines.push(format!("unsolvable {}", short(self.penalty)));
