@@ -191,6 +191,16 @@ impl GeneratePanel {
         }
     }
 
+    /// The energy chosen by name (entered puzzles are valued by it too).
+    pub(super) fn energy(&self) -> &str {
+        &self.energy
+    }
+
+    /// Whether candidates get the agents' difficulty features.
+    pub(super) fn difficulty(&self) -> bool {
+        self.difficulty
+    }
+
     pub(super) fn is_running(&self) -> bool {
         self.batch.is_some()
     }
@@ -450,6 +460,8 @@ impl BoafApp {
             }
         }
         ui.separator();
+        self.enter_ui(ui);
+        ui.separator();
         self.queue_ui(ui);
     }
 
@@ -526,9 +538,12 @@ impl BoafApp {
                     } else {
                         "Play"
                     };
-                    if ui.button(label).on_hover_text(&c.puzzle).clicked() {
-                        open = Some(i);
-                    }
+                    ui.horizontal(|ui| {
+                        if ui.button(label).on_hover_text(&c.puzzle).clicked() {
+                            open = Some(i);
+                        }
+                        super::enter::copy_id_button(ui, c);
+                    });
                     if self.generate.is_rated(c) {
                         ui.label("✔ rated");
                     } else if self.play.in_progress(&c.puzzle) {
@@ -539,7 +554,11 @@ impl BoafApp {
                     }
                     ui.monospace(format!("#{}", i + 1));
                     ui.label(c.n.to_string());
-                    ui.label(&c.energy_name).on_hover_text(&c.energy_id);
+                    ui.label(&c.energy_name).on_hover_text(format!(
+                        "{} ({})",
+                        c.energy_id,
+                        c.source.name()
+                    ));
                     ui.horizontal(|ui| {
                         ui.label(format::number(Some(c.energy)));
                         if let Some(note) = &extrapolated[i] {

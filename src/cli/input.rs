@@ -110,11 +110,7 @@ pub fn range_arg(s: &str) -> Result<(i64, i64), String> {
 
 /// The offending line of `text` with a caret under the error's column.
 pub fn explain(text: &str, e: &ParseError) -> String {
-    let line = text.lines().nth(e.line.saturating_sub(1)).unwrap_or("");
-    format!(
-        "{e}\n  {line}\n  {}^",
-        " ".repeat(e.column.saturating_sub(1))
-    )
+    e.pointed(text, "  ")
 }
 
 /// Reads the state an input names.
