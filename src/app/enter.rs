@@ -76,7 +76,8 @@ impl BoafApp {
         }
     }
 
-    /// Reads the field; a puzzle's features are then computed in a task.
+    /// Reads the field: a puzzle in the queue already is opened, a new
+    /// one's features are computed in a task.
     fn start_entry(&mut self, ctx: &egui::Context) {
         let text = self.enter.text.clone();
         let state = match parse_puzzle(&text) {
@@ -87,6 +88,20 @@ impl BoafApp {
             }
         };
         self.enter.error = None;
+        // A puzzle in the queue already is opened, not computed again.
+        if let Some(i) = self
+            .queue
+            .iter()
+            .position(|q| q.state().ok() == Some(state.clone()))
+        {
+            self.open(i);
+            self.say(format!(
+                "{} is candidate #{} already",
+                puzzle_id(&state),
+                i + 1
+            ));
+            return;
+        }
         let Some(energy) = self.energies.book().get(self.generate.energy()).cloned() else {
             self.enter.error = Some(format!("no energy named '{}'", self.generate.energy()));
             return;
@@ -104,8 +119,7 @@ impl BoafApp {
     }
 
     /// Takes an entered candidate whose features are done: stored (unless
-    /// it or one isomorphic to it is already), queued and opened. The same
-    /// puzzle already in the queue is opened instead.
+    /// one isomorphic to it is already), queued and opened.
     pub(super) fn poll_entry(&mut self) {
         let Some(task) = &mut self.enter.task else {
             return;
@@ -125,11 +139,6 @@ impl BoafApp {
             }
         };
         self.enter.task = None;
-        if let Some(i) = self.queue.iter().position(|q| q.puzzle == c.puzzle) {
-            self.open(i);
-            self.say(format!("{} is candidate #{} already", c.puzzle, i + 1));
-            return;
-        }
         let file = self.folder.store_file(c.n, &c.energy_name);
         let stored = PuzzleStore::open(&file).and_then(|(mut store, _)| store.add(&c));
         match stored {
