@@ -231,13 +231,7 @@ pub fn parse_state(text: &str, grid: Option<Grid>) -> Result<State, ParseError> 
         grid_tokens(text)?
     } else {
         let grid = grid.unwrap_or(Grid::SQUARE4);
-        let line = 1 + text[..text.find(trimmed).unwrap_or(0)]
-            .matches('\n')
-            .count();
-        let start_col = 1 + text[..text.find(trimmed).unwrap_or(0)]
-            .rsplit('\n')
-            .next()
-            .map_or(0, |s| s.chars().count());
+        let (line, start_col) = start_of(text, trimmed);
         let tokens = compact_tokens(trimmed, line, start_col);
         let found = trimmed.chars().count();
         // A 10 takes one character more than the other ranks.
@@ -295,6 +289,15 @@ pub fn parse_state(text: &str, grid: Option<Grid>) -> Result<State, ParseError> 
         ));
     }
     Ok(State::new(found_grid, &cells).expect("cells checked above"))
+}
+
+/// The line and column (from 1) where `trimmed`, the text without its
+/// surrounding white space, starts in `text`.
+fn start_of(text: &str, trimmed: &str) -> (usize, usize) {
+    let before = &text[..text.find(trimmed).unwrap_or(0)];
+    let line = 1 + before.matches('\n').count();
+    let column = 1 + before.rsplit('\n').next().map_or(0, |s| s.chars().count());
+    (line, column)
 }
 
 /// Splits the compact form into cell tokens: two characters each, three
@@ -444,13 +447,7 @@ pub fn parse_puzzle(text: &str) -> Result<State, ParseError> {
     let digits = trimmed.strip_prefix('-').unwrap_or(trimmed);
     // No state is all digits (every card has a suit letter).
     if !digits.is_empty() && digits.chars().all(|c| c.is_ascii_digit()) {
-        let line = 1 + text[..text.find(trimmed).unwrap_or(0)]
-            .matches('\n')
-            .count();
-        let column = 1 + text[..text.find(trimmed).unwrap_or(0)]
-            .rsplit('\n')
-            .next()
-            .map_or(0, |s| s.chars().count());
+        let (line, column) = start_of(text, trimmed);
         return trimmed
             .parse::<i32>()
             .map(deal)
