@@ -631,7 +631,9 @@ mod tests {
         assert_eq!(e.kind, ParseErrorKind::UnknownRank('X'));
         assert_eq!(parse_puzzle("  ").unwrap_err().kind, ParseErrorKind::Empty);
         assert!(parse_puzzle("-").is_err());
-        let e = parse_puzzle("ASXS").unwrap_err();
-        assert_eq!(e.pointed("ASXS", "  "), format!("{e}\n  ASXS\n    ^"));
+        // The caret stands under the error's column.
+        let e = parse_puzzle("AS XS").unwrap_err();
+        assert_eq!(e.column, 4);
+        assert_eq!(e.pointed("AS XS", "  "), format!("{e}\n  AS XS\n     ^"));
     }
 }
