@@ -24,7 +24,7 @@ use boaf_core::generator::batch::{Batch, Event, Order};
 use boaf_core::generator::descent::{
     DEFAULT_ENERGY, HalfwayMode, MAX_ITERATIONS, SearchParams, default_iterations,
 };
-use boaf_core::generator::pipeline::{Candidate, Job, SortKey};
+use boaf_core::generator::pipeline::{Candidate, Job, SortKey, Source};
 use boaf_core::generator::store::PuzzleStore;
 use boaf_core::study::ratings::read_ratings;
 use eframe::egui;
@@ -554,11 +554,12 @@ impl BoafApp {
                     }
                     ui.monospace(format!("#{}", i + 1));
                     ui.label(c.n.to_string());
-                    ui.label(&c.energy_name).on_hover_text(format!(
-                        "{} ({})",
-                        c.energy_id,
-                        c.source.name()
-                    ));
+                    // An entered puzzle says so, next to the energy that values it.
+                    let energy = match c.source {
+                        Source::Generated => c.energy_name.clone(),
+                        Source::Entered => format!("{} · entered", c.energy_name),
+                    };
+                    ui.label(energy).on_hover_text(&c.energy_id);
                     ui.horizontal(|ui| {
                         ui.label(format::number(Some(c.energy)));
                         if let Some(note) = &extrapolated[i] {

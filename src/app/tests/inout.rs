@@ -82,6 +82,12 @@ fn a_deal_number_and_its_state_with_tens_open_the_same_entered_puzzle() {
     assert_eq!(c.source, Source::Entered);
     assert_eq!(c.features.n, 16);
     assert!(c.trace.is_empty(), "no search made it");
+    h.state_mut().set_tab(Tab::Generate);
+    h.run();
+    assert!(
+        h.query_by_label_contains("· entered").is_some(),
+        "the queue marks it"
+    );
     // Stored with its kind, so a new app finds it again.
     let again = BoafApp::new(boaf_core::folder::Folder::new(root.path()));
     assert_eq!(again.candidates().len(), 1);

@@ -104,14 +104,6 @@ impl Source {
     pub fn is_generated(&self) -> bool {
         *self == Source::Generated
     }
-
-    /// The source's name, as stored.
-    pub fn name(self) -> &'static str {
-        match self {
-            Source::Generated => "generated",
-            Source::Entered => "entered",
-        }
-    }
 }
 
 impl Candidate {
