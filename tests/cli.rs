@@ -64,6 +64,21 @@ fn ten_is_read_as_t_and_one_move_is_singular() {
 }
 
 #[test]
+fn a_deal_number_is_read_as_a_state() {
+    let by_number = boaf(&["solve", "--json", "0"], "");
+    let by_deal = boaf(&["solve", "--json", "--deal", "0"], "");
+    assert!(by_number.status.success(), "{}", text(&by_number.stderr));
+    assert_eq!(text(&by_number.stdout), text(&by_deal.stdout));
+    let bad = boaf(&["solve", "2147483648"], "");
+    assert!(!bad.status.success());
+    assert!(
+        text(&bad.stderr).contains("bad state: line 1, column 1: deal numbers are whole numbers"),
+        "{}",
+        text(&bad.stderr)
+    );
+}
+
+#[test]
 fn states_that_start_with_dashes() {
     for args in [
         vec!["solve", "----KH--2S--JDQC----TSJS----3C--"],

@@ -17,7 +17,7 @@ use boaf_core::engine::limits::{ANALYSIS_CAP, Limits};
 use boaf_core::engine::state::State;
 use boaf_core::format;
 use boaf_core::generator::energy::DEFAULT_PENALTY;
-use boaf_core::generator::pipeline::Candidate;
+use boaf_core::generator::pipeline::{Candidate, Source};
 use eframe::egui;
 use egui_plot::{
     AxisHints, Bar, BarChart, Corner, GridInput, GridMark, HoverPosition, Legend, Line, LineStyle,
@@ -137,13 +137,22 @@ impl BoafApp {
         let Some((number, c)) = self.open_candidate(ui) else {
             return;
         };
-        ui.label(format!(
-            "Candidate #{number} · {} · made by {} in {} steps ({:.1} s)",
-            c.puzzle,
-            c.energy_id,
-            format::count(c.trace.len() as u64),
-            c.seconds
-        ));
+        ui.horizontal(|ui| {
+            ui.label(match c.source {
+                Source::Generated => format!(
+                    "Candidate #{number} · {} · made by {} in {} steps ({:.1} s)",
+                    c.puzzle,
+                    c.energy_id,
+                    format::count(c.trace.len() as u64),
+                    c.seconds
+                ),
+                Source::Entered => format!(
+                    "Candidate #{number} · {} · entered, valued by {}",
+                    c.puzzle, c.energy_id
+                ),
+            });
+            super::enter::copy_id_button(ui, &c);
+        });
         let a = &mut self.analyze;
         let have = a.done.as_ref().is_some_and(|(p, _)| *p == c.puzzle);
         let running = a.running.as_ref().is_some_and(|r| r.puzzle == c.puzzle);

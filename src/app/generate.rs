@@ -25,7 +25,7 @@ use boaf_core::generator::descent::{
     DEFAULT_ENERGY, DIFFICULTY_HELP, HALFWAY_HELP, HalfwayMode, MAX_ITERATIONS, STEPS_HELP,
     SWAP_IN_HELP, SearchParams, UPHILL_HELP, default_iterations,
 };
-use boaf_core::generator::pipeline::{Candidate, Job, SortKey};
+use boaf_core::generator::pipeline::{Candidate, Job, SortKey, Source};
 use boaf_core::generator::store::PuzzleStore;
 use boaf_core::study::ratings::read_ratings;
 use eframe::egui;
@@ -190,6 +190,16 @@ impl GeneratePanel {
         if !self.is_running() {
             self.seed = self.next_seed();
         }
+    }
+
+    /// The energy chosen by name (entered puzzles are valued by it too).
+    pub(super) fn energy(&self) -> &str {
+        &self.energy
+    }
+
+    /// Whether candidates get the agents' difficulty features.
+    pub(super) fn difficulty(&self) -> bool {
+        self.difficulty
     }
 
     pub(super) fn is_running(&self) -> bool {
@@ -456,6 +466,8 @@ impl BoafApp {
             }
         }
         ui.separator();
+        self.enter_ui(ui);
+        ui.separator();
         self.queue_ui(ui);
     }
 
@@ -536,9 +548,12 @@ impl BoafApp {
                     } else {
                         "Play"
                     };
-                    if ui.button(label).on_hover_text(&c.puzzle).clicked() {
-                        open = Some(i);
-                    }
+                    ui.horizontal(|ui| {
+                        if ui.button(label).on_hover_text(&c.puzzle).clicked() {
+                            open = Some(i);
+                        }
+                        super::enter::copy_id_button(ui, c);
+                    });
                     if self.generate.is_rated(c) {
                         ui.label("✔ rated");
                     } else if self.play.in_progress(&c.puzzle) {
@@ -549,7 +564,12 @@ impl BoafApp {
                     }
                     ui.monospace(format!("#{}", i + 1));
                     ui.label(c.n.to_string());
-                    ui.label(&c.energy_name).on_hover_text(&c.energy_id);
+                    // An entered puzzle says so, next to the energy that values it.
+                    let energy = match c.source {
+                        Source::Generated => c.energy_name.clone(),
+                        Source::Entered => format!("{} · entered", c.energy_name),
+                    };
+                    ui.label(energy).on_hover_text(&c.energy_id);
                     ui.horizontal(|ui| {
                         ui.label(format::number(Some(c.energy)));
                         if let Some(note) = &extrapolated[i] {

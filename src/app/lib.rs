@@ -13,6 +13,7 @@
 mod analyze;
 mod board;
 mod energies;
+mod enter;
 mod generate;
 mod play;
 mod rate;
@@ -95,6 +96,8 @@ pub struct BoafApp {
     status: Option<Status>,
     energies: energies::EnergiesPanel,
     generate: generate::GeneratePanel,
+    /// "Open a puzzle": the field and the entered puzzle's features.
+    enter: enter::EnterPanel,
     /// Every candidate known: loaded from `puzzles/` and arrived since.
     queue: Vec<Candidate>,
     /// The index in `queue` of the candidate being played and rated.
@@ -121,6 +124,7 @@ impl BoafApp {
             tab: Tab::Generate,
             status: None,
             generate: generate::GeneratePanel::new(&energies, &queue),
+            enter: enter::EnterPanel::default(),
             energies,
             current: None,
             play: play::PlayPanel::new(clock),
@@ -325,6 +329,7 @@ impl BoafApp {
                 generate::Arrival::Error(text) => self.say_error(text),
             }
         }
+        self.poll_entry();
         self.analyze.poll();
         if let Some((puzzle, f)) = self.analyze.poll_difficulty() {
             // Kept with every copy of the candidate, so its rating saves them.

@@ -653,12 +653,15 @@ impl BoafApp {
         let Some((number, c)) = self.open_candidate(ui) else {
             return;
         };
-        ui.label(format!(
-            "Candidate #{number} · {} cards · {} · energy {}",
-            c.n,
-            c.energy_id,
-            format::number(Some(c.energy)),
-        ));
+        ui.horizontal(|ui| {
+            ui.label(format!(
+                "Candidate #{number} · {} cards · {} · energy {}",
+                c.n,
+                c.energy_id,
+                format::number(Some(c.energy)),
+            ));
+            super::enter::copy_id_button(ui, &c);
+        });
         ui.weak(
             "Click a stack, then one of its lit targets (same row or column, same suit or \
              same or adjacent rank), or drag it there. Leave one stack to win.",

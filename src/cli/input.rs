@@ -5,7 +5,7 @@
 
 use anyhow::{Context, Result, bail};
 use boaf_core::engine::deal::deal_on;
-use boaf_core::engine::notation::{ParseError, parse_grid, parse_state};
+use boaf_core::engine::notation::{ParseError, parse_grid, parse_puzzle, parse_state};
 use boaf_core::engine::state::{Grid, State};
 use boaf_core::format::size::whole_units;
 use boaf_core::parallel::{self, ThreadPool};
@@ -28,6 +28,7 @@ STATES are written in the research notation: 2 characters per cell, row by row
 or as a grid with rows split by '/' or new lines:
   '-- -- KH -- / 2S -- JD QC / -- -- TS JS / -- -- 3C --'
 A ten may be written 10 as well as T (10H5HKS10C…); output always uses T.
+Without --grid, a deal number (like 617) or an id copied in the app is read too.
 A state that starts with '--' can be written with '..' instead, given after
 '--' on the command line, or read from standard input with '-'.";
 
@@ -110,11 +111,7 @@ pub fn range_arg(s: &str) -> Result<(i64, i64), String> {
 
 /// The offending line of `text` with a caret under the error's column.
 pub fn explain(text: &str, e: &ParseError) -> String {
-    let line = text.lines().nth(e.line.saturating_sub(1)).unwrap_or("");
-    format!(
-        "{e}\n  {line}\n  {}^",
-        " ".repeat(e.column.saturating_sub(1))
-    )
+    e.pointed(text, "  ")
 }
 
 /// Reads the state an input names.
@@ -140,7 +137,12 @@ pub fn read_state(input: &StateInput) -> Result<State> {
     } else {
         arg.to_string()
     };
-    parse_state(&text, input.grid).map_err(|e| anyhow::anyhow!("bad state: {}", explain(&text, &e)))
+    // Without --grid, a deal number or an id the app copied is read too.
+    let state = match input.grid {
+        None => parse_puzzle(&text),
+        Some(_) => parse_state(&text, input.grid),
+    };
+    state.map_err(|e| anyhow::anyhow!("bad state: {}", explain(&text, &e)))
 }
 
 /// One state's line of a batch file.

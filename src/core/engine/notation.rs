@@ -1,9 +1,11 @@
 //! Research notation: cards (`TH`, or `10H` on input), states (the row-major cell string
 //! `TH5HKSTC…` with `--` for an empty cell, or a grid of lines as printed in
-//! seed 001), and moves (`JS-JC`). Bad input gets a [`ParseError`] that says
-//! what is wrong and where (1-based line and column).
+//! seed 001), moves (`JS-JC`), and puzzle ids ([`puzzle_id`], read back
+//! with deal numbers by [`parse_puzzle`]). Bad input gets a [`ParseError`]
+//! that says what is wrong and where (1-based line and column).
 
 use crate::engine::card::{Card, rank_from_char, suit_from_char};
+use crate::engine::deal::deal;
 use crate::engine::state::{Grid, MAX_CELLS, State};
 use std::fmt;
 use thiserror::Error;
@@ -88,6 +90,9 @@ pub enum ParseErrorKind {
     /// Only empty cells.
     #[error("the state has no cards")]
     NoCards,
+    /// A number that is not a 32-bit deal number.
+    #[error("deal numbers are whole numbers from {} to {}", i32::MIN, i32::MAX)]
+    BadDeal,
 }
 
 /// A notation error and where it is.
@@ -108,6 +113,16 @@ impl fmt::Display for ParseError {
             "line {}, column {}: {}",
             self.line, self.column, self.kind
         )
+    }
+}
+
+impl ParseError {
+    /// The error, then the offending line of `text` with a caret under the
+    /// error's column, both lines after `indent`.
+    pub fn pointed(&self, text: &str, indent: &str) -> String {
+        let line = text.lines().nth(self.line.saturating_sub(1)).unwrap_or("");
+        let caret = " ".repeat(self.column.saturating_sub(1));
+        format!("{self}\n{indent}{line}\n{indent}{caret}^")
     }
 }
 
@@ -216,13 +231,7 @@ pub fn parse_state(text: &str, grid: Option<Grid>) -> Result<State, ParseError> 
         grid_tokens(text)?
     } else {
         let grid = grid.unwrap_or(Grid::SQUARE4);
-        let line = 1 + text[..text.find(trimmed).unwrap_or(0)]
-            .matches('\n')
-            .count();
-        let start_col = 1 + text[..text.find(trimmed).unwrap_or(0)]
-            .rsplit('\n')
-            .next()
-            .map_or(0, |s| s.chars().count());
+        let (line, start_col) = start_of(text, trimmed);
         let tokens = compact_tokens(trimmed, line, start_col);
         let found = trimmed.chars().count();
         // A 10 takes one character more than the other ranks.
@@ -280,6 +289,15 @@ pub fn parse_state(text: &str, grid: Option<Grid>) -> Result<State, ParseError> 
         ));
     }
     Ok(State::new(found_grid, &cells).expect("cells checked above"))
+}
+
+/// The line and column (from 1) where `trimmed`, the text without its
+/// surrounding white space, starts in `text`.
+fn start_of(text: &str, trimmed: &str) -> (usize, usize) {
+    let before = &text[..text.find(trimmed).unwrap_or(0)];
+    let line = 1 + before.matches('\n').count();
+    let column = 1 + before.rsplit('\n').next().map_or(0, |s| s.chars().count());
+    (line, column)
 }
 
 /// Splits the compact form into cell tokens: two characters each, three
@@ -408,6 +426,34 @@ pub fn to_grid(state: &State) -> String {
         })
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// A puzzle's id: the compact notation on a 4×4 grid, and the grid form
+/// with rows split by `/` on any other, whose shape gives the grid back.
+/// [`parse_puzzle`] reads either.
+pub fn puzzle_id(state: &State) -> String {
+    if state.grid() == Grid::SQUARE4 {
+        to_compact(state)
+    } else {
+        to_grid(state).replace('\n', " / ")
+    }
+}
+
+/// Reads a puzzle as a designer enters it: a 4×4 deal number (like `617`
+/// or `-1`), a state in either form and either ten (`T` or `10`), or an id
+/// from [`puzzle_id`]. Compact states are 4×4.
+pub fn parse_puzzle(text: &str) -> Result<State, ParseError> {
+    let trimmed = text.trim();
+    let digits = trimmed.strip_prefix('-').unwrap_or(trimmed);
+    // No state is all digits (every card has a suit letter).
+    if !digits.is_empty() && digits.chars().all(|c| c.is_ascii_digit()) {
+        let (line, column) = start_of(text, trimmed);
+        return trimmed
+            .parse::<i32>()
+            .map(deal)
+            .map_err(|_| err(line, column, ParseErrorKind::BadDeal));
+    }
+    parse_state(text, None)
 }
 
 #[cfg(test)]
@@ -554,5 +600,40 @@ mod tests {
         assert_eq!((e.column, e.kind), (5, ParseErrorKind::UnknownSuit('X')));
         assert_eq!(parse_grid("3x5").unwrap(), Grid::new(3, 5).unwrap());
         assert!(parse_grid("5x5").is_err());
+    }
+
+    #[test]
+    fn puzzles_are_read_from_deal_numbers_states_and_ids() {
+        let zero = "TH5HKSTC6SACTS6C6HQD4SJDJS3C5D3S";
+        let by_number = parse_puzzle(" 0 ").unwrap();
+        assert_eq!(to_compact(&by_number), zero);
+        assert_eq!(
+            parse_puzzle("10H5HKS10C6SAC10S6C6HQD4SJDJS3C5D3S"),
+            Ok(by_number.clone())
+        );
+        assert_eq!(puzzle_id(&by_number), zero);
+        assert_eq!(parse_puzzle(zero), Ok(by_number));
+        assert_eq!(parse_puzzle("-1"), Ok(deal(-1)));
+        assert_eq!(parse_puzzle("2147483647"), Ok(deal(i32::MAX)));
+        // A 3x2 puzzle's id names its grid by its shape.
+        let small = parse_state("-- AS / 2S -- / TH 10D", None).unwrap();
+        let id = puzzle_id(&small);
+        assert_eq!(id, "-- AS / 2S -- / TH TD");
+        assert_eq!(parse_puzzle(&id), Ok(small));
+    }
+
+    #[test]
+    fn bad_puzzles_say_where() {
+        let e = parse_puzzle("  2147483648").unwrap_err();
+        assert_eq!((e.line, e.column, e.kind), (1, 3, ParseErrorKind::BadDeal));
+        let e = parse_puzzle("TH5HKSTC6SACTS6C6HQD4SJDJS3C5DXS").unwrap_err();
+        assert_eq!((e.line, e.column), (1, 31));
+        assert_eq!(e.kind, ParseErrorKind::UnknownRank('X'));
+        assert_eq!(parse_puzzle("  ").unwrap_err().kind, ParseErrorKind::Empty);
+        assert!(parse_puzzle("-").is_err());
+        // The caret stands under the error's column.
+        let e = parse_puzzle("AS XS").unwrap_err();
+        assert_eq!(e.column, 4);
+        assert_eq!(e.pointed("AS XS", "  "), format!("{e}\n  AS XS\n     ^"));
     }
 }

@@ -81,6 +81,29 @@ pub struct Candidate {
     pub seconds: f64,
     /// When it was made (UTC, ISO 8601).
     pub created: String,
+    /// Where it came from; generated ones (every store written before
+    /// puzzles could be entered) leave it out.
+    #[serde(default, skip_serializing_if = "Source::is_generated")]
+    pub source: Source,
+}
+
+/// Where a candidate came from.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Source {
+    /// Made by a search (seed, index, params and trace say how).
+    #[default]
+    Generated,
+    /// Entered by a designer (a state, a deal number or an id): no search,
+    /// so no seed, trace or evaluations.
+    Entered,
+}
+
+impl Source {
+    /// Whether the candidate was generated (the stored default).
+    pub fn is_generated(&self) -> bool {
+        *self == Source::Generated
+    }
 }
 
 impl Candidate {
@@ -251,12 +274,12 @@ pub fn make_candidate_with_layers(
             halfway_features(&found.best, &opts)?
         }
     };
-    let plays = if job.params.difficulty {
-        FeatureSet::DIFFICULTY
-    } else {
-        job.energy.reads().plays()
-    };
-    add_difficulty(&mut features, &found.best, plays, &limits)?;
+    add_difficulty(
+        &mut features,
+        &found.best,
+        difficulty_plays(&job.energy, job.params.difficulty),
+        &limits,
+    )?;
     Ok(Candidate {
         puzzle: to_compact(&found.best),
         n: job.n,
@@ -274,6 +297,67 @@ pub fn make_candidate_with_layers(
         evaluations: found.evaluations,
         seconds: started.elapsed().as_secs_f64(),
         created: utc_now(),
+        source: Source::Generated,
+    })
+}
+
+/// The agents' plays a candidate gets: all of them when `difficulty` is
+/// asked for, otherwise those the energy reads.
+fn difficulty_plays(energy: &Energy, difficulty: bool) -> FeatureSet {
+    if difficulty {
+        FeatureSet::DIFFICULTY
+    } else {
+        energy.reads().plays()
+    }
+}
+
+/// A candidate of a puzzle a designer entered: its exact features (and the
+/// agents' difficulty features when `difficulty`, or when `energy` reads
+/// them), valued by `energy`. It has no search: seed and index 0, an empty
+/// trace, boaf's default parameters on its grid, and [`Source::Entered`].
+pub fn entered_candidate(
+    state: &State,
+    energy: &Energy,
+    difficulty: bool,
+    limits: Limits,
+) -> Result<Candidate, GenError> {
+    let started = Instant::now();
+    let opts = AnalysisOptions {
+        limits: limits.clone(),
+        ..AnalysisOptions::default()
+    };
+    let mut features = halfway_features(state, &opts)?;
+    add_difficulty(
+        &mut features,
+        state,
+        difficulty_plays(energy, difficulty),
+        &limits,
+    )?;
+    let grid = state.grid();
+    let value = energy.eval(&features);
+    Ok(Candidate {
+        puzzle: to_compact(state),
+        n: features.n,
+        rows: grid.rows(),
+        cols: grid.cols(),
+        energy_name: energy.name.clone(),
+        energy_id: energy.id(),
+        energy: value,
+        search_energy: value,
+        seed: 0,
+        index: 0,
+        params: SearchParams {
+            rows: grid.rows(),
+            cols: grid.cols(),
+            difficulty,
+            ..SearchParams::for_cards(features.n)
+        },
+        features,
+        trace: Vec::new(),
+        evaluations: 0,
+        seconds: started.elapsed().as_secs_f64(),
+        created: utc_now(),
+        source: Source::Entered,
     })
 }
 

@@ -641,3 +641,39 @@ fn a_store_written_before_the_difficulty_features_still_reads() {
     assert_eq!(old.features.halfway_ratio, c.features.halfway_ratio);
     assert_eq!(old.puzzle, c.puzzle);
 }
+
+#[test]
+fn an_entered_puzzle_is_a_candidate_of_its_own_kind_that_stores_and_reads_back() {
+    use boaf_core::generator::pipeline::{Source, entered_candidate};
+    let state = parse_state("AS 2S 3H / -- 4D AH", None).unwrap();
+    let energy = builtin().get("E5").unwrap().clone();
+    let c = entered_candidate(&state, &energy, false, Limits::default()).unwrap();
+    assert_eq!(c.source, Source::Entered);
+    assert_eq!((c.n, c.rows, c.cols), (5, 2, 3));
+    assert_eq!(c.state(), Ok(state.clone()));
+    let opts = AnalysisOptions::default();
+    let exact = boaf_core::engine::features::halfway_features(&state, &opts).unwrap();
+    assert_eq!(c.features.halfway_ratio, exact.halfway_ratio);
+    assert_eq!(c.energy, energy.eval(&c.features));
+    assert_eq!(c.energy_name, "E5");
+    assert!(c.trace.is_empty());
+    // Stored and read back, it keeps its kind.
+    let line = format!("{}\n", serde_json::to_string(&c).unwrap());
+    assert!(line.contains(r#""source":"entered""#), "{line}");
+    let (read, skipped) = parse_store(&line);
+    assert!(skipped.is_empty(), "{skipped:?}");
+    assert_eq!(read[0], c);
+    // A generated candidate is stored as before (no source field) and
+    // reads back as generated.
+    let g = boaf_core::generator::pipeline::make_candidate(
+        &job(6, "E5", 20, 2, 0..1),
+        0,
+        Limits::default(),
+        |_| {},
+    )
+    .unwrap();
+    assert_eq!(g.source, Source::Generated);
+    let line = serde_json::to_string(&g).unwrap();
+    assert!(!line.contains("source"), "{line}");
+    assert_eq!(parse_store(&line).0[0].source, Source::Generated);
+}

@@ -12,7 +12,7 @@ use boaf_core::engine::notation::to_compact;
 use boaf_core::engine::state::State;
 use boaf_core::folder::Folder;
 use boaf_core::generator::descent::SearchParams;
-use boaf_core::generator::pipeline::Candidate;
+use boaf_core::generator::pipeline::{Candidate, Source};
 use boaf_core::generator::store::PuzzleStore;
 use eframe::egui;
 use egui_kittest::Harness;
@@ -140,6 +140,7 @@ pub fn candidate(state: &State, features: Features, trace: Vec<f64>) -> Candidat
         trace,
         seconds: 0.1,
         created: "2025-01-01T00:00:00Z".into(),
+        source: Source::Generated,
     }
 }
 
