@@ -299,18 +299,24 @@ impl PlayClock {
     }
 }
 
+/// A numbered deal and a solution of it, for the tests of games and of
+/// games in progress.
+#[cfg(test)]
+pub(crate) fn deal_and_solution(number: i32) -> (State, Vec<Move>) {
+    let deal = crate::engine::deal::deal(number);
+    match crate::engine::solver::solve(&deal) {
+        Ok(crate::engine::solver::Verdict::Solvable(path)) => (deal, path),
+        other => panic!("deal {number} is not solvable: {other:?}"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::notation::parse_state;
-    use crate::engine::solver::{Verdict, solve};
 
     #[test]
     fn undo_redo_and_counts() {
-        let deal = parse_state("TH5HKSTC6SACTS6C6HQD4SJDJS3C5D3S", None).unwrap();
-        let Verdict::Solvable(path) = solve(&deal).unwrap() else {
-            panic!("deal 1 is solvable");
-        };
+        let (deal, path) = deal_and_solution(0);
         let mut g = Game::new(deal.clone());
         for &mv in &path[..3] {
             g.play(mv).unwrap();
@@ -349,10 +355,7 @@ mod tests {
 
     #[test]
     fn a_replay_solve_is_not_the_players() {
-        let deal = parse_state("TH5HKSTC6SACTS6C6HQD4SJDJS3C5D3S", None).unwrap();
-        let Verdict::Solvable(path) = solve(&deal).unwrap() else {
-            panic!("deal 1 is solvable");
-        };
+        let (deal, path) = deal_and_solution(0);
         let mut g = Game::new(deal);
         g.play(path[0]).unwrap();
         g.set_counting(false);
@@ -380,10 +383,7 @@ mod tests {
 
     #[test]
     fn a_saved_game_resumes_exactly() {
-        let deal = parse_state("TH5HKSTC6SACTS6C6HQD4SJDJS3C5D3S", None).unwrap();
-        let Verdict::Solvable(path) = solve(&deal).unwrap() else {
-            panic!("deal 1 is solvable");
-        };
+        let (deal, path) = deal_and_solution(0);
         let mut g = Game::new(deal.clone());
         for &mv in &path[..4] {
             g.play(mv).unwrap();

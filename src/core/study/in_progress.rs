@@ -147,15 +147,11 @@ pub fn set_aside(path: &Path) -> Result<PathBuf, FileError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::notation::parse_state;
-    use crate::engine::solver::{Verdict, solve};
+    use crate::engine::game::deal_and_solution;
 
     #[test]
     fn a_saved_session_round_trips_exactly() {
-        let deal = parse_state("TH5HKSTC6SACTS6C6HQD4SJDJS3C5D3S", None).unwrap();
-        let Verdict::Solvable(path) = solve(&deal).unwrap() else {
-            panic!("deal 1 is solvable");
-        };
+        let (deal, path) = deal_and_solution(0);
         let mut s = Session::new(deal.clone());
         s.clock.set_active(true, Duration::from_millis(1_000));
         for &mv in &path[..3] {
