@@ -66,6 +66,9 @@ enum Hint {
     /// The first move of a solution, and how the app says it.
     Move(Move, String),
     NoSolution,
+    /// Show solution found none from this position: it asks before it goes
+    /// back to the deal, which would lose the player's position.
+    FromDeal,
     /// The solver gave up (its memory cap).
     Failed(String),
 }
@@ -99,6 +102,15 @@ pub(super) struct PlayPanel {
     ctx: Option<egui::Context>,
 }
 
+/// What was clicked in the line above the board.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum LineClick {
+    RateIt,
+    Act(Action),
+    /// Declines [`Hint::FromDeal`]: the question goes, the position stays.
+    KeepPlaying,
+}
+
 /// A button (or shortcut) of the Play panel.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 enum Action {
@@ -112,6 +124,9 @@ enum Action {
     CheckNow,
     /// Drops the game in progress unrated: the deal afresh, nothing counted.
     Discard,
+    /// The answer to [`Hint::FromDeal`]: back to the deal, and replay a
+    /// solution from there.
+    SolutionFromDeal,
 }
 
 impl PlayPanel {
@@ -369,6 +384,11 @@ impl PlayPanel {
                 }
                 Purpose::Solution { from_deal } => match answer {
                     Ok(Verdict::Solvable(moves)) if !moves.is_empty() => {
+                        // Shown from now on: recorded with the rating.
+                        if let Some(s) = &mut self.session {
+                            s.solution_shown = true;
+                        }
+                        self.changed = true;
                         self.replay = Some(Replay {
                             moves,
                             next: 0,
@@ -377,12 +397,16 @@ impl PlayPanel {
                         });
                     }
                     Ok(Verdict::Unsolvable(_)) if !from_deal => {
-                        // Not from here: from the deal, then (not counted:
-                        // the replay's restart is not the player's).
-                        game.restart();
-                        let deal = game.state().clone();
-                        self.after_change();
-                        self.spawn(Purpose::Solution { from_deal: true }, deal);
+                        // Not from here. Going back to the deal would lose
+                        // the position, so the player is asked first; being
+                        // told the position is lost is what a hint tells.
+                        game.set_counting(true);
+                        if let Some(s) = &mut self.session {
+                            s.hints += 1;
+                        }
+                        self.changed = true;
+                        self.solvable_now = Some(false);
+                        self.hint = Some(Hint::FromDeal);
                     }
                     other => {
                         game.set_counting(true);
@@ -456,18 +480,24 @@ impl PlayPanel {
         }
     }
 
-    fn show_solution(&mut self) {
+    fn show_solution(&mut self, from_deal: bool) {
+        // Known lost (by the notice, or by an earlier ask): ask again at once,
+        // with no search and no hint counted twice.
+        if !from_deal && self.solvable_now == Some(false) {
+            self.hint = Some(Hint::FromDeal);
+            return;
+        }
         let Some(game) = self.game_mut() else { return };
         // The replay (and any restart for it) is not the player's play.
         game.set_counting(false);
-        let state = game.state().clone();
-        if let Some(s) = &mut self.session {
-            s.solution_shown = true;
+        if from_deal {
+            game.restart();
         }
+        let state = game.state().clone();
         self.changed = true;
         self.selected = None;
         self.hint = None;
-        self.spawn(Purpose::Solution { from_deal: false }, state);
+        self.spawn(Purpose::Solution { from_deal }, state);
         // Watching the replay is not play.
         self.set_clock(false);
     }
@@ -499,7 +529,8 @@ impl PlayPanel {
                     self.spawn(Purpose::Hint, state);
                 }
             }
-            Action::ShowSolution => self.show_solution(),
+            Action::ShowSolution => self.show_solution(false),
+            Action::SolutionFromDeal => self.show_solution(true),
             Action::StopReplay => {
                 self.solving
                     .retain(|s| !matches!(s.purpose, Purpose::Solution { .. }));
@@ -535,7 +566,10 @@ impl PlayPanel {
                     && self.hint.is_none()
                     && !self.is_solving(Purpose::Hint)
             }
-            Action::ShowSolution => !replaying && !game.is_solved(),
+            Action::ShowSolution => {
+                !replaying && !game.is_solved() && self.hint != Some(Hint::FromDeal)
+            }
+            Action::SolutionFromDeal => !replaying && self.hint == Some(Hint::FromDeal),
             Action::StopReplay => replaying,
             Action::CheckNow => true,
             Action::Discard => {
@@ -570,7 +604,7 @@ impl PlayPanel {
 
     /// The line above the board: what is going on, or what was found. It is
     /// always [`MESSAGE_LINE`] high, so the board below never moves.
-    fn message_line(&self, ui: &mut egui::Ui) -> bool {
+    fn message_line(&self, ui: &mut egui::Ui) -> Option<LineClick> {
         let (rect, _) = ui.allocate_exact_size(
             egui::vec2(ui.available_width(), MESSAGE_LINE),
             egui::Sense::hover(),
@@ -581,10 +615,10 @@ impl PlayPanel {
         self.message(&mut line)
     }
 
-    /// The message itself; true when "Rate it" was clicked.
-    fn message(&self, ui: &mut egui::Ui) -> bool {
+    /// The message itself, and what was clicked in it.
+    fn message(&self, ui: &mut egui::Ui) -> Option<LineClick> {
         let Some(game) = self.game() else {
-            return false;
+            return None;
         };
         let record = self.record();
         if let Some(r) = &self.replay {
@@ -599,8 +633,13 @@ impl PlayPanel {
             ui.label("Finding a solution…");
         } else if game.is_solved() {
             let text = if record.solved {
+                let after = if record.solution_shown {
+                    " after the solution was shown"
+                } else {
+                    ""
+                };
                 format!(
-                    "★ Solved! ★  {}, {}, {:.0} s. Rate it in the Rate panel.",
+                    "★ Solved! ★  {}, {}, {:.0} s{after}. Rate it in the Rate panel.",
                     plural(record.moves as usize, "move"),
                     plural(record.undos as usize, "undo"),
                     record.seconds
@@ -614,7 +653,7 @@ impl PlayPanel {
                     .strong()
                     .color(egui::Color32::from_rgb(0x2e, 0xa0, 0x43)),
             );
-            return ui.button("Rate it").clicked();
+            return ui.button("Rate it").clicked().then_some(LineClick::RateIt);
         } else if self.warn_unsolvable && self.solvable_now == Some(false) {
             ui.colored_label(
                 ui.visuals().error_fg_color,
@@ -637,13 +676,26 @@ impl PlayPanel {
                         "Hint: no solution from here. Undo some moves.",
                     );
                 }
+                Some(Hint::FromDeal) => {
+                    ui.colored_label(
+                        ui.visuals().warn_fg_color,
+                        "No solution from this position. The solution starts from the deal: \
+                         this position is left.",
+                    );
+                    if ui.button("Back to the deal and show it").clicked() {
+                        return Some(LineClick::Act(Action::SolutionFromDeal));
+                    }
+                    if ui.button("Keep playing").clicked() {
+                        return Some(LineClick::KeepPlaying);
+                    }
+                }
                 Some(Hint::Failed(e)) => {
                     ui.colored_label(ui.visuals().error_fg_color, format!("No hint: {e}"));
                 }
                 None => {}
             }
         }
-        false
+        None
     }
 }
 
@@ -691,7 +743,8 @@ impl BoafApp {
                 ui,
                 Action::ShowSolution,
                 "Show solution",
-                "Replays a solution; it is recorded with the rating",
+                "Replays a solution; it is recorded with the rating. From a position \
+                 that can no longer be solved, it asks before it goes back to the deal.",
             );
             if replaying {
                 button(ui, Action::StopReplay, "Stop replay", "");
@@ -732,7 +785,12 @@ impl BoafApp {
                 ui.weak("(solution shown)");
             }
         });
-        let rate_it = p.message_line(ui);
+        let line = p.message_line(ui);
+        match line {
+            Some(LineClick::Act(action)) if p.allowed(action) => p.act(action),
+            Some(LineClick::KeepPlaying) => p.hint = None,
+            _ => {}
+        }
         let Some(game) = p.game() else { return };
         // Again after the action: Show solution this frame stops play at once.
         let replaying = p.replaying();
@@ -764,7 +822,7 @@ impl BoafApp {
             Some(BoardInput::Cancel) => p.selected = None,
             None => {}
         }
-        if rate_it {
+        if line == Some(LineClick::RateIt) {
             self.tab = super::Tab::Rate;
         }
     }

@@ -143,13 +143,9 @@ impl BoafApp {
 /// The play record, a line each, as the rating will save it.
 fn record_grid(ui: &mut egui::Ui, record: &PlayRecord, replay_solved: bool) {
     let yes_no = |b: bool| if b { "yes" } else { "no" };
-    let solved = if record.solved {
-        "yes, by you"
-    } else if replay_solved {
-        "no (the solution replay solved it)"
-    } else {
-        "no"
-    };
+    // Says what happened, not only whether: a solve after the solution was
+    // shown rates differently from one without it.
+    let solved = record.outcome(replay_solved);
     egui::Grid::new("play-record")
         .num_columns(2)
         .spacing([12.0, 4.0])

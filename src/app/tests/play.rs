@@ -113,7 +113,10 @@ fn the_saved_row_is_exactly_what_the_player_did() {
     ));
     h.get_by_label("Rate").click();
     h.run();
-    assert!(stats(&h, "no (the solution replay solved it)"));
+    assert!(stats(
+        &h,
+        "not solved by you: the solution replay solved it"
+    ));
     h.get_by_label("Play").click();
     h.run();
     // A restart is one restart, not undos of the replay's moves; then the
@@ -144,7 +147,7 @@ fn the_saved_row_is_exactly_what_the_player_did() {
     h.get_by_label("Rate it").click();
     h.run();
     assert_eq!(h.state().tab(), Tab::Rate);
-    assert!(stats(&h, "yes, by you"));
+    assert!(stats(&h, "solved by you after the solution was shown"));
     h.get_by_label("Save rating").click();
     h.run();
     let table = read_ratings(&root.join("ratings/ratings.csv")).unwrap();
@@ -207,6 +210,82 @@ fn play_it(h: &mut Harness<'_, BoafApp>) {
     h.state_mut().play_candidate(0);
     h.state_mut().set_tab(Tab::Play);
     h.run();
+}
+
+/// The fewest moves from `deal` to a position with no solution, found
+/// breadth first.
+fn shortest_loss(deal: &State) -> Vec<Move> {
+    let mut layer = vec![(deal.clone(), Vec::new())];
+    loop {
+        let mut next = Vec::new();
+        for (state, path) in layer {
+            for mv in state.legal_moves() {
+                let to = state.apply(mv).unwrap();
+                let mut p: Vec<Move> = path.clone();
+                p.push(mv);
+                if matches!(solve(&to), Ok(Verdict::Unsolvable(_))) {
+                    return p;
+                }
+                next.push((to, p));
+            }
+        }
+        assert!(!next.is_empty(), "every position is solvable");
+        layer = next;
+    }
+}
+
+#[test]
+fn show_solution_from_a_lost_position_asks_before_it_goes_back_to_the_deal() {
+    let root = temp_root("lost");
+    let deal = folder_with_a_16_card_candidate(&root);
+    let mut h = harness_with(
+        &root,
+        egui::vec2(1280.0, 1400.0),
+        TestClock::default().clock(),
+    );
+    play_it(&mut h);
+    let losing = shortest_loss(&deal);
+    let mut lost = deal.clone();
+    for &mv in &losing {
+        click_move(&mut h, &lost, mv);
+        lost = lost.apply(mv).unwrap();
+    }
+    h.get_by_label("Show solution").click();
+    wait_for_label_contains(&mut h, "No solution from this position.");
+    // Nothing went back yet: the position and the counts are the player's,
+    // and being told it is lost counts as a hint.
+    assert_eq!(h.state().position(), Some(&lost));
+    assert!(stats(
+        &h,
+        &format!("{} moves · 0 undos · 0 restarts · 1 hint", losing.len())
+    ));
+    assert!(!stats(&h, "(solution shown)"));
+    // Declined: the question goes, the position stays.
+    h.get_by_label("Keep playing").click();
+    h.run();
+    assert!(!stats(&h, "No solution from this position."));
+    assert_eq!(h.state().position(), Some(&lost));
+    // Asked again, it asks at once (no second hint); accepted, it goes back
+    // to the deal (not the player's restart) and replays a solution.
+    h.get_by_label("Show solution").click();
+    h.run();
+    assert!(stats(&h, "No solution from this position."));
+    h.get_by_label("Back to the deal and show it").click();
+    wait_for_label_contains(&mut h, "Solved by the solution replay.");
+    assert!(stats(
+        &h,
+        &format!(
+            "{} moves · 0 undos · 0 restarts · 1 hint · 1 stack left",
+            losing.len()
+        )
+    ));
+    assert!(stats(&h, "(solution shown)"));
+    h.get_by_label("Rate").click();
+    h.run();
+    assert!(stats(
+        &h,
+        "not solved by you: the solution replay solved it"
+    ));
 }
 
 #[test]

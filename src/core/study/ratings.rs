@@ -101,6 +101,20 @@ pub struct PlayRecord {
     pub seconds: f64,
 }
 
+impl PlayRecord {
+    /// How the game ended, in words, as the Rate panel (and a study) shows
+    /// it; `replay_solved` says whether the solution replay reached the end.
+    pub fn outcome(&self, replay_solved: bool) -> &'static str {
+        match (self.solved, self.solution_shown, replay_solved) {
+            (true, false, _) => "solved by you",
+            (true, true, _) => "solved by you after the solution was shown",
+            (false, _, true) => "not solved by you: the solution replay solved it",
+            (false, true, false) => "not solved: the solution was shown, then stopped",
+            (false, false, false) => "not solved",
+        }
+    }
+}
+
 /// Why a rating could not be stored or a ratings file read.
 #[derive(Debug, Error)]
 pub enum RatingsError {
