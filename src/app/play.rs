@@ -617,9 +617,7 @@ impl PlayPanel {
 
     /// The message itself, and what was clicked in it.
     fn message(&self, ui: &mut egui::Ui) -> Option<LineClick> {
-        let Some(game) = self.game() else {
-            return None;
-        };
+        let game = self.game()?;
         let record = self.record();
         if let Some(r) = &self.replay {
             ui.spinner();
