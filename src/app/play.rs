@@ -652,7 +652,11 @@ impl PlayPanel {
                     .color(egui::Color32::from_rgb(0x2e, 0xa0, 0x43)),
             );
             return ui.button("Rate it").clicked().then_some(LineClick::RateIt);
-        } else if self.warn_unsolvable && self.solvable_now == Some(false) {
+        } else if self.warn_unsolvable
+            && self.solvable_now == Some(false)
+            // The question says it too, and has the buttons.
+            && self.hint != Some(Hint::FromDeal)
+        {
             ui.colored_label(
                 ui.visuals().error_fg_color,
                 "This position is no longer solvable.",
