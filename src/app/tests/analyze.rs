@@ -232,10 +232,18 @@ fn the_trace_axis_writes_every_energy_in_one_form() {
     let mut h = analyze_candidate(&root, &state, features, trace);
     wait_for_label(&mut h, &format::count(analysis.depths[1].states));
     h.run_steps(2);
-    let labels: Vec<String> = painted_texts(&h)
+    // The axis's labels: numbers beside the trace, which sits (220 points
+    // high) right above its "step" label; the feature table has numbers too.
+    let texts = painted_texts(&h);
+    let step = texts.iter().find(|(t, _)| t == "step").expect("the x axis").1;
+    let labels: Vec<String> = texts
         .into_iter()
+        .filter(|(t, p)| {
+            p.y < step.y
+                && p.y > step.y - 260.0
+                && t.parse::<f64>().is_ok_and(|v| (1e-4..=3e-3).contains(&v))
+        })
         .map(|(t, _)| t)
-        .filter(|t| t.parse::<f64>().is_ok_and(|v| (1e-4..=3e-3).contains(&v)))
         .collect();
     assert!(labels.len() >= 3, "{labels:?}");
     assert!(
