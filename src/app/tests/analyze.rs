@@ -43,18 +43,13 @@ fn analyze_candidate(
 
 /// Every text painted in the last frame, with where it was painted.
 fn painted_texts(h: &Harness<'_, BoafApp>) -> Vec<(String, egui::Pos2)> {
-    fn walk(shape: &egui::Shape, out: &mut Vec<(String, egui::Pos2)>) {
-        match shape {
-            egui::Shape::Text(t) => out.push((t.galley.text().to_owned(), t.pos)),
-            egui::Shape::Vec(shapes) => shapes.iter().for_each(|s| walk(s, out)),
-            _ => {}
-        }
-    }
-    let mut out = Vec::new();
-    for clipped in &h.output().shapes {
-        walk(&clipped.shape, &mut out);
-    }
-    out
+    painted_shapes(h)
+        .into_iter()
+        .filter_map(|s| match s {
+            egui::Shape::Text(t) => Some((t.galley.text().to_owned(), t.pos)),
+            _ => None,
+        })
+        .collect()
 }
 
 #[test]
@@ -158,21 +153,12 @@ fn contrast(a: egui::Color32, b: egui::Color32) -> f32 {
 /// The colour of the painted text `text` and the colour behind it: its own
 /// background, or else the last opaque rectangle painted under it.
 fn text_and_ground(h: &Harness<'_, BoafApp>, text: &str) -> (egui::Color32, egui::Color32) {
-    fn walk<'a>(shape: &'a egui::Shape, out: &mut Vec<&'a egui::Shape>) {
-        match shape {
-            egui::Shape::Vec(shapes) => shapes.iter().for_each(|s| walk(s, out)),
-            s => out.push(s),
-        }
-    }
-    let mut shapes = Vec::new();
-    for clipped in &h.output().shapes {
-        walk(&clipped.shape, &mut shapes);
-    }
+    let shapes = painted_shapes(h);
     let at = shapes
         .iter()
         .position(|s| matches!(s, egui::Shape::Text(t) if t.galley.text().trim() == text))
         .unwrap_or_else(|| panic!("'{text}' is painted"));
-    let egui::Shape::Text(t) = shapes[at] else {
+    let egui::Shape::Text(t) = &shapes[at] else {
         unreachable!()
     };
     let format = &t.galley.job.sections[0].format;
@@ -235,7 +221,11 @@ fn the_trace_axis_writes_every_energy_in_one_form() {
     // The axis's labels: numbers beside the trace, which sits (220 points
     // high) right above its "step" label; the feature table has numbers too.
     let texts = painted_texts(&h);
-    let step = texts.iter().find(|(t, _)| t == "step").expect("the x axis").1;
+    let step = texts
+        .iter()
+        .find(|(t, _)| t == "step")
+        .expect("the x axis")
+        .1;
     let labels: Vec<String> = texts
         .into_iter()
         .filter(|(t, p)| {

@@ -136,23 +136,18 @@ fn the_board_has_the_size_and_place_it_has_in_play() {
 
 /// Every line segment of the hint's colour painted in the last frame.
 fn painted_segments(h: &Harness<'_, BoafApp>) -> Vec<[egui::Pos2; 2]> {
-    fn walk(shape: &egui::Shape, out: &mut Vec<[egui::Pos2; 2]>) {
-        match shape {
+    painted_shapes(h)
+        .into_iter()
+        .filter_map(|s| match s {
             // The hint's orange (board.rs's HINT_TO), not separators and such.
             egui::Shape::LineSegment { points, stroke }
                 if stroke.color == egui::Color32::from_rgb(0xff, 0x6d, 0x00) =>
             {
-                out.push(*points)
+                Some(points)
             }
-            egui::Shape::Vec(shapes) => shapes.iter().for_each(|s| walk(s, out)),
-            _ => {}
-        }
-    }
-    let mut out = Vec::new();
-    for clipped in &h.output().shapes {
-        walk(&clipped.shape, &mut out);
-    }
-    out
+            _ => None,
+        })
+        .collect()
 }
 
 /// The text of the label that contains `text`.
