@@ -4,6 +4,7 @@
 //! its own, reports its progress, and can be cancelled.
 
 use super::BoafApp;
+use super::axis::AxisFormat;
 use super::task::{Poll, Task};
 use boaf_core::agents::difficulty::{
     BEYOND_LADDER, GRADE_GAMES, GRADE_WINS, LADDER, PLAYOUTS, add_difficulty,
@@ -370,6 +371,11 @@ fn depth_chart(ui: &mut egui::Ui, analysis: &Analysis) {
         .map(|d| log_count(d.states))
         .fold(0.0, f64::max);
     let depths = &analysis.depths;
+    // The halfway label sits on the bars: the theme's strongest text on its
+    // own background reads whatever is behind it.
+    let halfway_text = egui::RichText::new(" halfway ")
+        .color(ui.visuals().strong_text_color())
+        .background_color(ui.visuals().extreme_bg_color);
     Plot::new("depth-chart")
         .height(260.0)
         .legend(Legend::default().position(Corner::LeftTop))
@@ -415,8 +421,7 @@ fn depth_chart(ui: &mut egui::Ui, analysis: &Analysis) {
                         .style(LineStyle::dashed_loose()),
                 );
                 plot.text(
-                    Text::new("", PlotPoint::new(halfway as f64 + 0.05, top), " halfway")
-                        .color(HALFWAY)
+                    Text::new("", PlotPoint::new(halfway as f64 + 0.05, top), halfway_text)
                         .anchor(egui::Align2::LEFT_TOP),
                 );
             }
@@ -644,7 +649,11 @@ fn trace_plot(ui: &mut egui::Ui, trace: &[f64], penalty: f64) {
                 })
                 .collect()
         })
-        .y_axis_formatter(move |mark, _| energy_label(scale.energy(mark.value)))
+        // One form for every label, chosen from the energies in view.
+        .y_axis_formatter(move |mark, range| {
+            let highest = scale.energy(*range.end());
+            AxisFormat::of(scale.lowest, highest, scale.unit).write(scale.energy(mark.value))
+        })
         .allow_scroll(false)
         .include_y(0.0)
         .label_formatter(|pos: &HoverPosition<'_>| {

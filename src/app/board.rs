@@ -14,6 +14,11 @@ const GAP: f32 = 14.0;
 const MIN_SCALE: f32 = 0.45;
 const MAX_SCALE: f32 = 1.6;
 
+/// How far below the top of the Play and Watch panels the board starts, at
+/// least: room for what each shows above it, the same in both, so that the
+/// board keeps its size and place when one switches between them.
+const BOARD_TOP: f32 = 200.0;
+
 /// The colour of the hinted card, the start of the hint's arrow.
 const HINT_FROM: Color32 = Color32::from_rgb(0xff, 0xc1, 0x07);
 /// The colour of the hinted target, where the arrow points.
@@ -44,6 +49,18 @@ pub(super) fn fit_scale(rows: usize, cols: usize, space: Vec2) -> f32 {
     w.min(h).clamp(MIN_SCALE, MAX_SCALE)
 }
 
+/// The space for the board in the Play and Watch panels, which both call it
+/// right before drawing the board: the cursor moves down to [`BOARD_TOP`]
+/// below the panel's top (unless what is above reaches further), and the
+/// board may take the full width and the height left.
+pub(super) fn board_space(ui: &mut egui::Ui) -> Vec2 {
+    let short = ui.max_rect().top() + BOARD_TOP - ui.cursor().top();
+    if short > 0.0 {
+        ui.add_space(short);
+    }
+    Vec2::new(ui.available_width(), ui.available_height() - 8.0)
+}
+
 /// What the person did to the board this frame.
 pub(super) enum BoardInput {
     /// Clicked (or started dragging) the stack in a cell.
@@ -60,7 +77,8 @@ pub(super) struct Highlight<'a> {
     pub selected: Option<usize>,
     /// Where it may go.
     pub targets: &'a [usize],
-    /// A hinted move.
+    /// A move to point at: the hinted move (Play), the agent's last move
+    /// (Watch).
     pub hint: Option<Move>,
 }
 

@@ -11,6 +11,7 @@
 #![warn(missing_docs)]
 
 mod analyze;
+mod axis;
 mod board;
 mod energies;
 mod enter;
@@ -300,13 +301,17 @@ impl BoafApp {
                 self.play_ui(ui);
                 return;
             }
+            if self.tab == Tab::Watch {
+                // As Play: the board in the same place and size.
+                self.watch_ui(ui);
+                return;
+            }
             egui::ScrollArea::vertical()
                 .auto_shrink([false, false])
                 .show(ui, |ui| match self.tab {
                     Tab::Generate => self.generate_ui(ui),
                     // Drawn above, outside the scroll area.
-                    Tab::Play => {}
-                    Tab::Watch => self.watch_ui(ui),
+                    Tab::Play | Tab::Watch => {}
                     Tab::Rate => self.rate_ui(ui),
                     Tab::Analyze => self.analyze_ui(ui),
                     Tab::Regress => self.regress_ui(ui),

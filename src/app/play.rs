@@ -3,7 +3,7 @@
 //! the play record (the player's own counts and active time) that goes into
 //! the rating.
 
-use super::board::{BoardInput, Highlight, board_ui, move_text};
+use super::board::{BoardInput, Highlight, board_space, board_ui, move_text};
 use super::task::{Poll, Task};
 use super::{BoafApp, Clock};
 use boaf_core::engine::game::Game;
@@ -701,6 +701,18 @@ impl PlayPanel {
     }
 }
 
+/// The "Shortcuts" label, with its list in a tooltip above it: below, the
+/// list would cover the record and the message line ("Rate it").
+fn shortcuts_label(ui: &mut egui::Ui) {
+    let label = ui.weak("⌨ Shortcuts");
+    let mut tip = egui::Tooltip::for_enabled(&label);
+    tip.popup = tip
+        .popup
+        .align(egui::RectAlign::TOP_START)
+        .align_alternatives(&[egui::RectAlign::LEFT_START]);
+    tip.show(|ui| ui.label(SHORTCUTS));
+}
+
 impl BoafApp {
     pub(super) fn play_ui(&mut self, ui: &mut egui::Ui) {
         ui.heading("Play");
@@ -766,7 +778,7 @@ impl BoafApp {
             if p.warn_unsolvable && !before {
                 clicked = Some(Action::CheckNow);
             }
-            ui.weak("⌨ Shortcuts").on_hover_text(SHORTCUTS);
+            shortcuts_label(ui);
         });
         if let Some(action) = clicked.filter(|&a| p.allowed(a)) {
             p.act(action);
@@ -806,8 +818,9 @@ impl BoafApp {
             },
         };
         let state = game.state().clone();
-        // As large as the space below allows (the panel does not scroll).
-        let space = egui::vec2(ui.available_width(), ui.available_height() - 8.0);
+        // As large as the space below allows (the panel does not scroll),
+        // where the Watch panel draws it too.
+        let space = board_space(ui);
         let input = if replaying || game.is_solved() {
             // A finished or replaying board is shown, not played.
             ui.add_enabled_ui(false, |ui| board_ui(ui, &state, &light, space));

@@ -6,12 +6,16 @@
 //! one move each time the panel asks; Stop drops it, and the thread ends
 //! after the move it is choosing. A watched game is the agent's: it never
 //! touches the player's game or the play record saved with a rating.
+//!
+//! The randomised agents draw from a generator seeded by the seed shown, so
+//! the same seed replays the same game. The board is drawn at the size and
+//! place of the Play panel's ([`board_space`]), with the last move marked
+//! as a hint is there.
 
 use super::BoafApp;
-use super::board::{Highlight, board_ui, move_text};
+use super::board::{Highlight, board_space, board_ui, move_text};
 use super::task::{Answerer, Poll};
-use boaf_core::agents::difficulty::plays_seed;
-use boaf_core::agents::{AgentSpec, Estimate, Position, Weights, game_rng};
+use boaf_core::agents::{AgentSpec, Estimate, Position, Unestimated, Weights, game_rng};
 use boaf_core::engine::state::{Move, State};
 use boaf_core::format::plural;
 use eframe::egui;
@@ -68,6 +72,11 @@ impl Kind {
         }
     }
 
+    /// Whether it draws from its generator (so that its seed matters).
+    fn randomised(self) -> bool {
+        !matches!(self, Kind::Greedy | Kind::BestFirst)
+    }
+
     /// The largest budget offered: a move then takes a few seconds at most
     /// (a stopped agent finishes the move it is choosing).
     fn max_budget(self) -> u32 {
@@ -93,27 +102,41 @@ impl Kind {
 
 /// The agent's answer to one request for a move.
 enum Reply {
-    /// It chose this move, thinking this of each legal move, in this time.
-    Moved(Move, Vec<Estimate>, Duration),
+    /// It chose this move, thinking this of each legal move (or why it
+    /// did not), in this time.
+    Moved(Move, Estimates, Duration),
     /// It had no legal move.
     Stuck,
 }
+
+/// What the agent thought of each legal move, or why it has no estimates.
+type Estimates = Result<Vec<Estimate>, Unestimated>;
 
 /// The thread that plays: asked for one move at a time; it ends when the
 /// panel drops it (Stop, a new game).
 type Worker = Answerer<(), Reply>;
 
-/// Starts an agent playing from `start` in a thread of its own.
-fn start_worker(spec: &AgentSpec, start: &State, seed: u64, ctx: &egui::Context) -> Worker {
+/// Starts an agent playing from `start`, its `moves`-th position, in a
+/// thread of its own: the same seed and position draw the same chances.
+fn start_worker(
+    spec: &AgentSpec,
+    start: &State,
+    (seed, moves): (u64, usize),
+    ctx: &egui::Context,
+) -> Worker {
     let (lay, mut pos) = Position::new(start);
     let mut agent = spec.build();
-    let mut rng = game_rng(seed, 0, 0);
+    let mut rng = game_rng(seed, moves as u64, 0);
     Answerer::spawn(ctx, move |()| {
         let started = Instant::now();
         match agent.choose(&lay, &pos, &mut rng) {
             Some(mv) => {
                 pos = pos.apply(mv);
-                Reply::Moved(mv, agent.estimates().to_vec(), started.elapsed())
+                let estimates = match agent.unestimated() {
+                    Some(why) if agent.estimates().is_empty() => Err(why),
+                    _ => Ok(agent.estimates().to_vec()),
+                };
+                Reply::Moved(mv, estimates, started.elapsed())
             }
             None => Reply::Stuck,
         }
@@ -125,7 +148,7 @@ struct Choice {
     /// The position it chose in (to name the moves).
     before: State,
     mv: Move,
-    estimates: Vec<Estimate>,
+    estimates: Estimates,
     took: Duration,
 }
 
@@ -134,6 +157,8 @@ struct Watched {
     puzzle: String,
     /// The agent and budget it is played by.
     spec: AgentSpec,
+    /// The seed its generator starts from.
+    seed: u64,
     state: State,
     moves: usize,
     last: Option<Choice>,
@@ -151,6 +176,9 @@ pub(super) struct WatchPanel {
     budget: u32,
     /// Moves a second when playing on.
     speed: f32,
+    /// The seed of the randomised agents, and the field's text.
+    seed: u64,
+    seed_text: String,
     game: Option<Watched>,
 }
 
@@ -160,6 +188,8 @@ impl Default for WatchPanel {
             kind: Kind::Mcts,
             budget: 300,
             speed: 2.0,
+            seed: 1,
+            seed_text: "1".into(),
             game: None,
         }
     }
@@ -175,12 +205,18 @@ impl WatchPanel {
         self.kind.spec(self.budget.max(1))
     }
 
-    /// A new game of `state` by the chosen agent (its generator is seeded
-    /// by the position it starts playing from, so a game replays).
+    /// The seed in use: the field's, for an agent that draws on chance.
+    fn seed(&self) -> u64 {
+        if self.kind.randomised() { self.seed } else { 0 }
+    }
+
+    /// A new game of `state` by the chosen agent, with the chosen seed (so
+    /// that a game replays).
     fn new_game(&mut self, puzzle: &str, state: &State) {
         self.game = Some(Watched {
             puzzle: puzzle.to_string(),
             spec: self.spec(),
+            seed: self.seed(),
             state: state.clone(),
             moves: 0,
             last: None,
@@ -251,10 +287,9 @@ impl WatchPanel {
 
 /// Asks the agent for its next move, starting its thread if need be.
 fn ask(g: &mut Watched, ctx: &egui::Context) {
-    let seed = plays_seed(&g.state);
     let w = g
         .worker
-        .get_or_insert_with(|| start_worker(&g.spec, &g.state, seed, ctx));
+        .get_or_insert_with(|| start_worker(&g.spec, &g.state, (g.seed, g.moves), ctx));
     // Nothing is sent while a move is being chosen.
     w.ask(());
 }
@@ -305,12 +340,12 @@ impl BoafApp {
         let fresh = w
             .game
             .as_ref()
-            .is_none_or(|g| g.puzzle != c.puzzle || g.spec != w.spec());
+            .is_none_or(|g| g.puzzle != c.puzzle || g.spec != w.spec() || g.seed != w.seed());
         if fresh {
             // A new agent or puzzle: a new game (the old agent stops).
             w.new_game(&c.puzzle, &start);
         }
-        let Some(g) = &mut w.game else { return };
+        let Some(g) = w.game.as_mut() else { return };
         let thinking = g.worker.as_ref().is_some_and(Worker::is_waiting);
         let mut restart = false;
         ui.horizontal(|ui| {
@@ -343,6 +378,10 @@ impl BoafApp {
                 g.worker = None;
             }
             restart = ui.button("Start over").clicked();
+            if w.kind.randomised() {
+                ui.separator();
+                seed_ui(ui, &mut w.seed, &mut w.seed_text);
+            }
             if thinking {
                 ui.spinner();
                 ui.label("thinking…");
@@ -370,19 +409,75 @@ impl BoafApp {
                 plural(g.state.stack_count(), "stack")
             ),
         };
+        let status = if w.kind.randomised() {
+            format!("{status} · seed {}", g.seed)
+        } else {
+            status
+        };
         ui.label(status);
+        // The last move is marked as a hint is in Play: an arrow from the
+        // cell it left to the stack it made.
+        let light = Highlight {
+            selected: None,
+            targets: &[],
+            hint: g.last.as_ref().map(|c| c.mv),
+        };
+        let space = board_space(ui);
         ui.horizontal_top(|ui| {
-            let light = Highlight {
-                selected: None,
-                targets: &[],
-                hint: None,
-            };
             // Shown, not played: the board belongs to the agent, and clicks
             // on it are ignored.
-            let side = (ui.available_width() * 0.55).min(ui.available_height());
-            let _ = board_ui(ui, &g.state, &light, egui::vec2(side, side));
+            let _ = board_ui(ui, &g.state, &light, space);
             ui.vertical(|ui| estimates_ui(ui, g.last.as_ref()));
         });
+    }
+}
+
+/// The seed field and its "New seed" button; a seed that does not read is
+/// named, and the last good one stays in use.
+fn seed_ui(ui: &mut egui::Ui, seed: &mut u64, text: &mut String) {
+    let l = ui.label("Seed");
+    let field = ui
+        .add(egui::TextEdit::singleline(text).desired_width(90.0))
+        .labelled_by(l.id)
+        .on_hover_text("The same seed replays the same game");
+    if field.changed()
+        && let Ok(v) = text.trim().parse()
+    {
+        *seed = v;
+    }
+    if ui
+        .button("New seed")
+        .on_hover_text("Another seed: another game")
+        .clicked()
+    {
+        // No generator in the app: the clock's nanoseconds, well mixed.
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        *seed = boaf_core::hash::splitmix64(*seed ^ u64::from(nanos)) % 1_000_000;
+        *text = seed.to_string();
+    }
+    if text.trim().parse::<u64>().is_err() {
+        ui.colored_label(ui.visuals().error_fg_color, "a seed is a whole number");
+    }
+}
+
+/// Why a move came with no estimates, as the panel says it.
+fn unestimated_text(why: Unestimated) -> &'static str {
+    match why {
+        Unestimated::NotAnEstimator => "No estimates: this agent does not estimate moves.",
+        Unestimated::WinningLine => {
+            "No estimates: the agent played on the winning line it had found."
+        }
+        Unestimated::WinInTwo => "No estimates: the agent saw a win within two moves.",
+        Unestimated::OnlyMove => "No estimates: only one move was not proven lost.",
+        Unestimated::AllLost => {
+            "No estimates: every move was proven lost, so the agent took the first."
+        }
+        Unestimated::GreedyFallback => {
+            "No estimates: the search found no solution within its budget, so the agent \
+             made the greedy move."
+        }
     }
 }
 
@@ -397,13 +492,13 @@ fn estimates_ui(ui: &mut egui::Ui, last: Option<&Choice>) {
         move_text(&c.before, c.mv),
         c.took.as_secs_f64() * 1e3
     ));
-    if c.estimates.is_empty() {
-        ui.weak(
-            "No estimates for this move: the agent does not estimate, or it followed a \
-             winning line it had found, a two-move win, or the only move not proven lost.",
-        );
-        return;
-    }
+    let estimates = match &c.estimates {
+        Ok(e) => e,
+        Err(why) => {
+            ui.weak(unestimated_text(*why));
+            return;
+        }
+    };
     egui::Grid::new("watch-estimates")
         .striped(true)
         .show(ui, |ui| {
@@ -412,7 +507,7 @@ fn estimates_ui(ui: &mut egui::Ui, last: Option<&Choice>) {
             }
             ui.end_row();
             // The most tried first, then the most won.
-            let mut shown = c.estimates.clone();
+            let mut shown = estimates.clone();
             shown.sort_by_key(|e| std::cmp::Reverse((e.visits, e.wins)));
             for e in &shown {
                 let name = move_text(&c.before, e.mv);

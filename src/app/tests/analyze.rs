@@ -43,18 +43,13 @@ fn analyze_candidate(
 
 /// Every text painted in the last frame, with where it was painted.
 fn painted_texts(h: &Harness<'_, BoafApp>) -> Vec<(String, egui::Pos2)> {
-    fn walk(shape: &egui::Shape, out: &mut Vec<(String, egui::Pos2)>) {
-        match shape {
-            egui::Shape::Text(t) => out.push((t.galley.text().to_owned(), t.pos)),
-            egui::Shape::Vec(shapes) => shapes.iter().for_each(|s| walk(s, out)),
-            _ => {}
-        }
-    }
-    let mut out = Vec::new();
-    for clipped in &h.output().shapes {
-        walk(&clipped.shape, &mut out);
-    }
-    out
+    painted_shapes(h)
+        .into_iter()
+        .filter_map(|s| match s {
+            egui::Shape::Text(t) => Some((t.galley.text().to_owned(), t.pos)),
+            _ => None,
+        })
+        .collect()
 }
 
 #[test]
@@ -136,4 +131,115 @@ fn a_long_analysis_shows_its_progress_and_can_be_cancelled() {
     assert!(text.contains(" of 15 · "), "{text}");
     h.get_by_label("Cancel").click();
     wait_for_label(&mut h, "No analysis: cancelled");
+}
+
+/// The WCAG contrast ratio of two colours (1 to 21).
+fn contrast(a: egui::Color32, b: egui::Color32) -> f32 {
+    let luminance = |c: egui::Color32| {
+        let lin = |v: u8| {
+            let v = v as f32 / 255.0;
+            if v <= 0.04045 {
+                v / 12.92
+            } else {
+                ((v + 0.055) / 1.055).powf(2.4)
+            }
+        };
+        0.2126 * lin(c.r()) + 0.7152 * lin(c.g()) + 0.0722 * lin(c.b())
+    };
+    let (la, lb) = (luminance(a), luminance(b));
+    (la.max(lb) + 0.05) / (la.min(lb) + 0.05)
+}
+
+/// The colour of the painted text `text` and the colour behind it: its own
+/// background, or else the last opaque rectangle painted under it.
+fn text_and_ground(h: &Harness<'_, BoafApp>, text: &str) -> (egui::Color32, egui::Color32) {
+    let shapes = painted_shapes(h);
+    let at = shapes
+        .iter()
+        .position(|s| matches!(s, egui::Shape::Text(t) if t.galley.text().trim() == text))
+        .unwrap_or_else(|| panic!("'{text}' is painted"));
+    let egui::Shape::Text(t) = &shapes[at] else {
+        unreachable!()
+    };
+    let format = &t.galley.job.sections[0].format;
+    let color = t
+        .override_text_color
+        .unwrap_or(if format.color == egui::Color32::PLACEHOLDER {
+            t.fallback_color
+        } else {
+            format.color
+        });
+    let middle = t.visual_bounding_rect().center();
+    let ground = if format.background.a() == 255 {
+        format.background
+    } else {
+        shapes[..at]
+            .iter()
+            .rev()
+            .find_map(|s| match s {
+                egui::Shape::Rect(r) if r.fill.a() == 255 && r.rect.contains(middle) => {
+                    Some(r.fill)
+                }
+                _ => None,
+            })
+            .expect("something under the text")
+    };
+    (color, ground)
+}
+
+#[test]
+fn the_halfway_label_reads_on_the_bars_in_both_themes() {
+    let root = TempDir::new("app-analyze-halfway");
+    let state = deal_on(1, Grid::new(3, 4).unwrap());
+    let (features, analysis) = features(&state, &AnalysisOptions::default()).unwrap();
+    let mut h = analyze_candidate(&root, &state, features, vec![2.0, 1.0]);
+    wait_for_label(&mut h, &format::count(analysis.depths[1].states));
+    for theme in [egui::Theme::Dark, egui::Theme::Light] {
+        h.ctx.set_theme(theme);
+        h.run_steps(3);
+        let (color, ground) = text_and_ground(&h, "halfway");
+        // WCAG's AA level for text.
+        let ratio = contrast(color, ground);
+        assert!(
+            ratio >= 4.5,
+            "{theme:?}: {color:?} on {ground:?} is {ratio:.1}:1"
+        );
+    }
+}
+
+#[test]
+fn the_trace_axis_writes_every_energy_in_one_form() {
+    let root = TempDir::new("app-analyze-axis");
+    let state = deal_on(1, Grid::new(3, 4).unwrap());
+    let (features, analysis) = features(&state, &AnalysisOptions::default()).unwrap();
+    // Halfway ratios (E5) from 0.003 down to 1.03e-4: ticks on both sides
+    // of 0.001, where "0.0011" stood next to "6.03e-4".
+    let trace = vec![0.003, 0.001, 0.000103];
+    let mut h = analyze_candidate(&root, &state, features, trace);
+    wait_for_label(&mut h, &format::count(analysis.depths[1].states));
+    h.run_steps(2);
+    // The axis's labels: numbers beside the trace, which sits (220 points
+    // high) right above its "step" label; the feature table has numbers too.
+    let texts = painted_texts(&h);
+    let step = texts
+        .iter()
+        .find(|(t, _)| t == "step")
+        .expect("the x axis")
+        .1;
+    let labels: Vec<String> = texts
+        .into_iter()
+        .filter(|(t, p)| {
+            p.y < step.y
+                && p.y > step.y - 260.0
+                && t.parse::<f64>().is_ok_and(|v| (1e-4..=3e-3).contains(&v))
+        })
+        .map(|(t, _)| t)
+        .collect();
+    assert!(labels.len() >= 3, "{labels:?}");
+    assert!(
+        labels
+            .iter()
+            .all(|l| l.contains("e-") && l.len() == labels[0].len()),
+        "{labels:?}"
+    );
 }

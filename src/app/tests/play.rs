@@ -526,3 +526,34 @@ fn a_game_discarded_is_gone_and_leaving_one_keeps_it() {
     h.run();
     assert!(!stats(&h, "in progress"));
 }
+
+#[test]
+fn the_shortcuts_tooltip_leaves_the_record_and_the_rate_line_in_view() {
+    let (_root, _time, mut h) = playing("shortcuts");
+    let (deal, path) = deal_and_path(&h);
+    let mut state = deal.clone();
+    for &mv in &path {
+        click_move(&mut h, &state, mv);
+        state = state.apply(mv).unwrap();
+    }
+    // Solved: the message line offers "Rate it".
+    let lines: Vec<egui::Rect> = [
+        h.get_by_label_contains("★ Solved! ★").rect(),
+        h.get_by_label("Rate it").rect(),
+        h.get_by_label_contains(" stack left · ").rect(),
+    ]
+    .into();
+    h.get_by_label("⌨ Shortcuts").hover();
+    // Tooltips wait for the pointer to rest; a step is a quarter second.
+    for _ in 0..4 {
+        h.step();
+    }
+    // The tooltip's text, with its frame around it.
+    let tip = h
+        .get_by_label_contains("Keyboard shortcuts:")
+        .rect()
+        .expand(6.0);
+    for line in lines {
+        assert!(!tip.intersects(line), "the tooltip {tip:?} covers {line:?}");
+    }
+}

@@ -17,7 +17,7 @@
 //! 25 % random moves won 98.8, 97.7 and 97.1 % of deals 0..999 at 300
 //! iterations (Cp 0.3; 98.5, 97.9 and 97.4 % at Cp 1/√2).
 
-use super::{Agent, Estimate, Position, Rng, Weights, moves_of};
+use super::{Agent, Estimate, Position, Rng, Unestimated, Weights, moves_of};
 use crate::engine::board::{Layout, MoveList};
 use crate::engine::card::Card;
 use crate::engine::state::Move;
@@ -48,6 +48,8 @@ pub struct Mcts {
     pub keeps_wins: bool,
     nodes: Vec<Node>,
     estimates: Vec<Estimate>,
+    /// Why the last choice has no estimates, when it has none.
+    unestimated: Option<Unestimated>,
     /// A winning line found, and the position it starts from (with the
     /// layout's cards, since a position names cards by their index there).
     plan: Option<(Vec<Card>, Position, Vec<Move>)>,
@@ -68,6 +70,7 @@ impl Mcts {
             keeps_wins: true,
             nodes: Vec::new(),
             estimates: Vec::new(),
+            unestimated: None,
             plan: None,
         }
     }
@@ -238,6 +241,7 @@ impl Agent for Mcts {
 
     fn choose(&mut self, lay: &Layout, pos: &Position, rng: &mut Rng) -> Option<Move> {
         self.estimates.clear();
+        self.unestimated = Some(Unestimated::WinningLine);
         if let Some((cards, from, line)) = self.plan.take()
             && from == *pos
             && cards == lay.cards()
@@ -246,6 +250,7 @@ impl Agent for Mcts {
             self.plan = Some((cards, pos.apply(mv), rest.to_vec()));
             return Some(mv);
         }
+        self.unestimated = Some(Unestimated::WinInTwo);
         if let Some(mv) = lookahead(lay, pos) {
             return Some(mv);
         }
@@ -265,10 +270,17 @@ impl Agent for Mcts {
         let root = &self.nodes[0];
         match root.count {
             // Every move is proven lost: any will do.
-            0 => return Some(first_legal),
-            1 => return Some(self.nodes[root.first as usize].mv),
+            0 => {
+                self.unestimated = Some(Unestimated::AllLost);
+                return Some(first_legal);
+            }
+            1 => {
+                self.unestimated = Some(Unestimated::OnlyMove);
+                return Some(self.nodes[root.first as usize].mv);
+            }
             _ => {}
         }
+        self.unestimated = None;
         let mut path = Vec::new();
         let mut found = None;
         for _ in 0..self.iterations {
@@ -300,6 +312,10 @@ impl Agent for Mcts {
 
     fn estimates(&self) -> &[Estimate] {
         &self.estimates
+    }
+
+    fn unestimated(&self) -> Option<Unestimated> {
+        self.unestimated
     }
 }
 

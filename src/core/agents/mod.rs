@@ -173,6 +173,23 @@ pub struct Estimate {
     pub wins: u32,
 }
 
+/// Why an agent's last choice came with no estimates.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Unestimated {
+    /// The agent never estimates moves (random, greedy).
+    NotAnEstimator,
+    /// It played on a winning line it had already found.
+    WinningLine,
+    /// It saw a win within two moves.
+    WinInTwo,
+    /// Only one move was not proven lost.
+    OnlyMove,
+    /// Every move was proven lost, so it took the first.
+    AllLost,
+    /// Its search found no solution within the budget: it made the greedy move.
+    GreedyFallback,
+}
+
 /// A player: chooses a legal move in a position.
 pub trait Agent {
     /// A short name with the budget, as reports print it (`mcts:300`).
@@ -186,6 +203,12 @@ pub trait Agent {
     /// for agents that do not estimate).
     fn estimates(&self) -> &[Estimate] {
         &[]
+    }
+
+    /// Why [`Agent::estimates`] is empty after the last choice; `None`
+    /// when it is not.
+    fn unestimated(&self) -> Option<Unestimated> {
+        Some(Unestimated::NotAnEstimator)
     }
 }
 
@@ -334,6 +357,10 @@ impl Agent for FlatMonteCarlo {
     fn estimates(&self) -> &[Estimate] {
         &self.estimates
     }
+
+    fn unestimated(&self) -> Option<Unestimated> {
+        None
+    }
 }
 
 /// Seed 000's heuristic best-first search as a player: it searches for a
@@ -349,6 +376,8 @@ pub struct BestFirst {
     /// The solution being played, and the position it goes on from (with
     /// the layout's cards, since a position names cards by index there).
     plan: Option<(Vec<crate::Card>, Position, Vec<Move>)>,
+    /// Whether the last move came from a solution (else the greedy move).
+    on_line: bool,
 }
 
 impl BestFirst {
@@ -358,6 +387,7 @@ impl BestFirst {
             nodes,
             weights,
             plan: None,
+            on_line: false,
         }
     }
 }
@@ -368,6 +398,7 @@ impl Agent for BestFirst {
     }
 
     fn choose(&mut self, lay: &Layout, pos: &Position, _rng: &mut Rng) -> Option<Move> {
+        self.on_line = true;
         if let Some((cards, from, line)) = self.plan.take()
             && from == *pos
             && cards == lay.cards()
@@ -393,7 +424,16 @@ impl Agent for BestFirst {
             self.plan = Some((lay.cards().to_vec(), pos.apply(mv), rest.to_vec()));
             return Some(mv);
         }
+        self.on_line = false;
         best_by(lay, pos, &self.weights, moves_of(lay, pos).as_slice())
+    }
+
+    fn unestimated(&self) -> Option<Unestimated> {
+        Some(if self.on_line {
+            Unestimated::WinningLine
+        } else {
+            Unestimated::GreedyFallback
+        })
     }
 }
 
@@ -582,5 +622,28 @@ mod tests {
         assert!(est.iter().all(|e| e.visits == 7 && e.wins <= 7));
         let most = est.iter().map(|e| e.wins).max().unwrap();
         assert_eq!(est.iter().find(|e| e.mv == mv).unwrap().wins, most);
+        assert_eq!(agent.unestimated(), None);
+    }
+
+    #[test]
+    fn an_agent_says_why_a_move_has_no_estimates() {
+        // Two cards that flock: MCTS sees the win without searching.
+        let s = parse_state("AH2H", Some(crate::Grid::new(1, 2).unwrap())).unwrap();
+        let (lay, pos) = Position::new(&s);
+        let mut rng = game_rng(0, 0, 0);
+        let mut mcts = Mcts::new(100, Weights::default());
+        assert!(mcts.choose(&lay, &pos, &mut rng).is_some());
+        assert!(mcts.estimates().is_empty());
+        assert_eq!(mcts.unestimated(), Some(Unestimated::WinInTwo));
+        Random.choose(&lay, &pos, &mut rng);
+        assert_eq!(Random.unestimated(), Some(Unestimated::NotAnEstimator));
+        let mut best = BestFirst::new(1_000, Weights::default());
+        best.choose(&lay, &pos, &mut rng);
+        assert_eq!(best.unestimated(), Some(Unestimated::WinningLine));
+        // A 16-card deal takes more than one node: the greedy move stands in.
+        let (lay, pos) = Position::new(&deal(3));
+        let mut starved = BestFirst::new(1, Weights::default());
+        starved.choose(&lay, &pos, &mut rng);
+        assert_eq!(starved.unestimated(), Some(Unestimated::GreedyFallback));
     }
 }

@@ -150,3 +150,19 @@ pub fn store(root: &TempDir, c: &Candidate) {
     let (mut store, _) = PuzzleStore::open(&folder.store_file(c.n, &c.energy_name)).unwrap();
     assert!(store.add(c).unwrap(), "a new candidate");
 }
+
+/// Every shape painted in the last frame, in paint order, with nested lists
+/// flattened.
+pub fn painted_shapes(h: &Harness<'_, BoafApp>) -> Vec<egui::Shape> {
+    fn walk(shape: &egui::Shape, out: &mut Vec<egui::Shape>) {
+        match shape {
+            egui::Shape::Vec(shapes) => shapes.iter().for_each(|s| walk(s, out)),
+            s => out.push(s.clone()),
+        }
+    }
+    let mut out = Vec::new();
+    for clipped in &h.output().shapes {
+        walk(&clipped.shape, &mut out);
+    }
+    out
+}
