@@ -145,6 +145,8 @@ struct Tally {
     done: usize,
     /// Their seconds in all, from their first report to their end.
     seconds: f64,
+    /// Whether the run is over (its lines stay until the next Start).
+    over: bool,
 }
 
 /// What one worker made in a run.
@@ -230,9 +232,11 @@ impl Tally {
         let w = self.workers.get(worker)?;
         let idle =
             w.on.is_none() && (w.new + w.duplicates + w.failed > 0 || self.begun.len() >= count);
-        if !idle {
+        if !(idle || self.over) {
             return None;
         }
+        // Over with a puzzle still on: the run was stopped under it.
+        let how = if w.on.is_some() { "stopped" } else { "done" };
         let mut made = Vec::new();
         if w.new > 0 {
             made.push(format::plural(w.new, "new candidate"));
@@ -246,7 +250,7 @@ impl Tally {
         if made.is_empty() {
             made.push("nothing made".into());
         }
-        Some(format!("worker {}: done, {}", worker + 1, made.join(", ")))
+        Some(format!("worker {}: {how}, {}", worker + 1, made.join(", ")))
     }
 }
 
@@ -536,6 +540,7 @@ impl GeneratePanel {
         }
         if let Some(summary) = finished {
             self.batch = None;
+            self.tally.over = true;
             // On to the next unused seed, and past the run's own even when
             // it stored nothing new (all duplicates); a run stopped before
             // it made anything keeps its seed.
@@ -713,6 +718,14 @@ impl BoafApp {
                         None => format!("worker {}: starting", w + 1),
                     });
                 });
+            }
+        } else {
+            // The last run's workers, all done, until the next Start.
+            let tally = &self.generate.tally;
+            for w in 0..tally.workers.len() {
+                if let Some(done) = tally.done_line(w, 0) {
+                    ui.monospace(done);
+                }
             }
         }
         ui.separator();

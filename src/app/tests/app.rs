@@ -374,16 +374,16 @@ fn the_seed_shown_is_the_one_in_use_and_the_next_unused_one_survives_a_restart()
     generate_one(&mut h);
     assert_eq!(h.state().generation_seed(), 12);
 
-    // After a restart, choosing 6 cards offers the next unused seed for
-    // them, and back at 8 cards the one for 8.
+    // After a restart the panel is back at 6 cards (its settings are kept)
+    // with the next unused seed for them, and at 8 cards the one for 8.
     let mut h = harness(&root);
-    assert_eq!(h.state().generation_seed(), 42);
-    h.get_by_role(egui::Role::Slider).set_value_accesskit(6.0);
-    h.run();
     assert_eq!(h.state().generation_seed(), 12);
     h.get_by_role(egui::Role::Slider).set_value_accesskit(8.0);
     h.run();
     assert_eq!(h.state().generation_seed(), 42);
+    h.get_by_role(egui::Role::Slider).set_value_accesskit(6.0);
+    h.run();
+    assert_eq!(h.state().generation_seed(), 12);
 
     // The same seed again: every candidate is a duplicate, and the status
     // says so and which seed to use instead.
@@ -420,9 +420,13 @@ fn the_queue_marks_rated_candidates_and_can_leave_them_out() {
     assert_eq!(h.state().candidates().len(), stored.len());
     assert_eq!(h.query_all_by_label("✔ rated").count(), 1);
     assert!(h.query_by_label("#2").is_some());
-    // Only unrated: the rated one leaves the queue...
-    h.get_by_role_and_label(egui::Role::CheckBox, "Only unrated")
+    // Unrated only: the rated one leaves the queue...
+    h.get_all_by_role_and_label(egui::Role::ComboBox, "Show")
+        .nth(2)
+        .unwrap()
         .click();
+    h.run();
+    h.get_by_label("unrated only").click();
     h.run();
     assert_eq!(h.query_all_by_label("✔ rated").count(), 0);
     assert!(h.query_by_label("#2").is_none());
@@ -626,7 +630,7 @@ fn every_queue_and_regression_column_label_has_its_features_tooltip() {
         }
     }
     assert!(tooltip_of_has(&mut h, None, "n", Feature::N.definition()));
-    assert!(tooltip_of_has(&mut h, None, "value", "lower is better"));
+    assert!(tooltip_of_has(&mut h, None, "E5 value", "lower is better"));
     // The Regression panel: each feature's checkbox.
     let mut h = regression_harness(&root);
     let mut checked = 0;
