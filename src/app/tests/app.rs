@@ -478,11 +478,16 @@ fn use_as_energy_twice_adds_one_energy_and_names_it_the_second_time() {
         h.state().status_text(),
         Some("This fit is already the energy 'fitted' (same definition); nothing was added.")
     );
-    // The one energy carries the rated range of each feature.
+    // The one energy carries the rated range of each feature, then the
+    // cards its ratings covered (all of 8).
     let book = boaf_core::generator::energy::EnergyBook::parse(&once, "fitted").unwrap();
     assert_eq!(book.energies().len(), 1);
-    let range = book.energies()[0].rated_range();
+    let (cards, range) = book.energies()[0].rated_range().split_last().unwrap();
     assert_eq!(range.len(), fit.coefs.len());
+    assert_eq!(
+        (cards.feature.column(), cards.min, cards.max),
+        ("n", 8.0, 8.0)
+    );
     for ((r, c), (lo, hi)) in range.iter().zip(&fit.coefs).zip(&fit.ranges) {
         assert_eq!(
             (r.feature.column(), r.min, r.max),

@@ -186,15 +186,15 @@ impl Fit {
             about,
             value,
             range: RatedRanges(
-                cards
-                    .filter(|_| !self.coefs.iter().any(|c| c.name == "n"))
-                    .map(|(lo, hi)| ("n", [lo, hi]))
-                    .into_iter()
+                self.coefs
+                    .iter()
+                    .zip(&self.ranges)
+                    .map(|(c, &(lo, hi))| (c.name.as_str(), [lo, hi]))
+                    // The cards last, as the energy lists a feature it does not read.
                     .chain(
-                        self.coefs
-                            .iter()
-                            .zip(&self.ranges)
-                            .map(|(c, &(lo, hi))| (c.name.as_str(), [lo, hi])),
+                        cards
+                            .filter(|_| !self.coefs.iter().any(|c| c.name == "n"))
+                            .map(|(lo, hi)| ("n", [lo, hi])),
                     )
                     .collect(),
             ),
