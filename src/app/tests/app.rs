@@ -316,33 +316,7 @@ fn store_candidates(
     n: usize,
     seeds: std::ops::Range<u64>,
 ) -> Vec<boaf_core::generator::pipeline::Candidate> {
-    use boaf_core::generator::descent::SearchParams;
-    use boaf_core::generator::pipeline::{Job, make_candidate};
-    let folder = Folder::new(root.path());
-    let (mut store, _) =
-        boaf_core::generator::store::PuzzleStore::open(&folder.store_file(n, "E5")).unwrap();
-    let mut stored = Vec::new();
-    for seed in seeds {
-        let job = Job {
-            n,
-            energy: boaf_core::generator::energy::builtin()
-                .get("E5")
-                .unwrap()
-                .clone(),
-            seed,
-            params: SearchParams {
-                iterations: 40,
-                ..SearchParams::paper(n)
-            },
-            indices: 0..1,
-            memory_cap: 1 << 30,
-        };
-        let c = make_candidate(&job, 0, Default::default(), |_| {}).unwrap();
-        if store.add(&c).unwrap() {
-            stored.push(c);
-        }
-    }
-    stored
+    seeds.filter_map(|seed| made(root, n, "E5", seed)).collect()
 }
 
 #[test]

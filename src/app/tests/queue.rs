@@ -9,10 +9,7 @@ mod common;
 
 use boaf_app::{BoafApp, Tab};
 use boaf_core::folder::Folder;
-use boaf_core::generator::descent::SearchParams;
-use boaf_core::generator::energy::builtin;
-use boaf_core::generator::pipeline::{Candidate, Job, make_candidate};
-use boaf_core::generator::store::PuzzleStore;
+use boaf_core::generator::pipeline::Candidate;
 use boaf_core::study::in_progress::{InProgress, Session, write_in_progress};
 use common::*;
 use eframe::egui;
@@ -98,26 +95,6 @@ fn a_run_says_how_long_is_left_once_a_puzzle_is_done() {
     );
     h.get_by_label("Stop").click();
     step_until(&mut h, Duration::from_secs(60), |app| !app.is_generating());
-}
-
-/// One candidate of `n` cards made under a built-in energy, as `boaf
-/// generate` would, stored in the folder unless a copy is there already.
-fn made(root: &TempDir, n: usize, energy: &str, seed: u64) -> Option<Candidate> {
-    let job = Job {
-        n,
-        energy: builtin().get(energy).unwrap().clone(),
-        seed,
-        params: SearchParams {
-            iterations: 40,
-            ..SearchParams::paper(n)
-        },
-        indices: 0..1,
-        memory_cap: 1 << 30,
-    };
-    let c = make_candidate(&job, 0, Default::default(), |_| {}).unwrap();
-    let folder = Folder::new(root.path());
-    let (mut store, _) = PuzzleStore::open(&folder.store_file(n, energy)).unwrap();
-    store.add(&c).unwrap().then_some(c)
 }
 
 /// The queue numbers of the rows shown ("#3" is candidate 3).
