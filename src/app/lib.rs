@@ -17,6 +17,7 @@ mod energies;
 mod enter;
 mod generate;
 mod play;
+mod queue;
 mod rate;
 mod regress;
 mod task;
@@ -124,7 +125,7 @@ impl BoafApp {
         let mut app = BoafApp {
             tab: Tab::Generate,
             status: None,
-            generate: generate::GeneratePanel::new(&energies, &queue),
+            generate: generate::GeneratePanel::new(&energies, &queue, &folder),
             enter: enter::EnterPanel::default(),
             energies,
             current: None,
@@ -260,7 +261,7 @@ impl BoafApp {
     /// The next one is found in the whole sorted queue, so that a current
     /// candidate the filter now hides (just rated) still has its place.
     fn open_next(&mut self) {
-        let order = self.generate.sorted(&self.queue);
+        let order = self.generate.queue.sorted(&self.queue);
         let from = self
             .current
             .and_then(|c| order.iter().position(|&i| i == c))
@@ -268,7 +269,7 @@ impl BoafApp {
         let next = order[from.min(order.len())..]
             .iter()
             .copied()
-            .find(|&i| self.generate.shown(&self.queue[i]));
+            .find(|&i| self.generate.queue.shown(&self.queue[i], &self.play));
         match next {
             Some(i) => self.open(i),
             None => {

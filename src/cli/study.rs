@@ -93,7 +93,11 @@ pub fn regress(args: RegressArgs) -> Result<ExitCode> {
     }
     if let Some(name) = args.energy {
         let about = format!("Minus the rating predicted from {}", args.file.display());
-        writeln!(out, "\n{}", fitted.to_energy_toml(&name, &about))?;
+        writeln!(
+            out,
+            "\n{}",
+            fitted.to_energy_toml_over(&name, &about, data.cards)
+        )?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -347,8 +347,12 @@ fn with_only_unrated_on_save_moves_on_to_the_next_unrated_candidate() {
     step_until(&mut h, secs(60), |app| {
         app.candidates().len() == 3 && !app.is_generating()
     });
-    h.get_by_role_and_label(egui::Role::CheckBox, "Only unrated")
+    h.get_all_by_role_and_label(egui::Role::ComboBox, "Show")
+        .nth(2)
+        .unwrap()
         .click();
+    h.run();
+    h.get_by_label("unrated only").click();
     h.run();
     let puzzle = |h: &Harness<'_, BoafApp>| h.state().current().unwrap().puzzle.clone();
     let a = puzzle(&h);

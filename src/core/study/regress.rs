@@ -162,6 +162,19 @@ impl Fit {
     /// generator looks for the puzzles the ratings reward, with the rated
     /// range of each feature so that a candidate outside it can be flagged.
     pub fn to_energy_toml(&self, name: &str, about: &str) -> String {
+        self.to_energy_toml_over(name, about, None)
+    }
+
+    /// [`Fit::to_energy_toml`], with the card counts the ratings covered
+    /// ([`FitData::cards`]) in the rated range too, so that a run at other
+    /// cards is warned of before it starts (`n` is rarely a feature of the
+    /// fit: ratings of one card count leave it constant).
+    pub fn to_energy_toml_over(
+        &self,
+        name: &str,
+        about: &str,
+        cards: Option<(f64, f64)>,
+    ) -> String {
         let (c0, w) = self.raw_weights();
         let mut value = format!("{}", -c0);
         for (c, w) in self.coefs.iter().zip(&w) {
@@ -177,6 +190,12 @@ impl Fit {
                     .iter()
                     .zip(&self.ranges)
                     .map(|(c, &(lo, hi))| (c.name.as_str(), [lo, hi]))
+                    // The cards last, as the energy lists a feature it does not read.
+                    .chain(
+                        cards
+                            .filter(|_| !self.coefs.iter().any(|c| c.name == "n"))
+                            .map(|(lo, hi)| ("n", [lo, hi])),
+                    )
                     .collect(),
             ),
         };
@@ -226,6 +245,9 @@ pub struct FitData {
     pub unreadable: usize,
     /// Each value that does not read, in file order.
     pub problems: Vec<ValueProblem>,
+    /// The card counts (`n`) of the rows used, smallest and largest, when
+    /// the table has them: a fit says nothing of other card counts.
+    pub cards: Option<(f64, f64)>,
 }
 
 impl FitData {
@@ -289,6 +311,10 @@ pub fn table_data(table: &RatingsTable, features: &[String]) -> Result<FitData, 
             Some(r) if !missing && !bad => {
                 data.x.push(values);
                 data.y.push(r);
+                if let Some(n) = table.number(row, "n") {
+                    let (lo, hi) = data.cards.unwrap_or((n, n));
+                    data.cards = Some((lo.min(n), hi.max(n)));
+                }
             }
             _ => {
                 data.left_out += 1;
