@@ -225,13 +225,13 @@ impl Tally {
         Some((work / sharing as f64).max(longest))
     }
 
-    /// A worker's line when it has no puzzle: "done" and what it made.
-    /// `None` while it works (or before its first report, with puzzles
-    /// not begun yet).
+    /// A worker's line when it has no puzzle left: "done" and what it made.
+    /// `None` while it works, and between two puzzles while some are not
+    /// begun (workers take the next puzzle from one counter, so a worker
+    /// with none on is done only once every puzzle is taken).
     fn done_line(&self, worker: usize, count: usize) -> Option<String> {
         let w = self.workers.get(worker)?;
-        let idle =
-            w.on.is_none() && (w.new + w.duplicates + w.failed > 0 || self.begun.len() >= count);
+        let idle = w.on.is_none() && self.begun.len() >= count;
         if !(idle || self.over) {
             return None;
         }
@@ -732,5 +732,35 @@ impl BoafApp {
         self.enter_ui(ui);
         ui.separator();
         self.queue_ui(ui);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{End, Tally};
+
+    #[test]
+    fn a_worker_is_done_only_once_every_puzzle_is_taken() {
+        // Two workers, three puzzles: worker 1 ends puzzle 0 while puzzle 2
+        // is not begun, so it is about to take it, not done.
+        let mut t = Tally::new(2);
+        t.began(0, 0);
+        t.began(1, 1);
+        t.ended(0, End::New);
+        assert_eq!(t.done_line(0, 3), None);
+        // It takes the last one; worker 2 ends its own and is done while
+        // worker 1 still works.
+        t.began(0, 2);
+        t.ended(1, End::Duplicate);
+        assert_eq!(t.done_line(0, 3), None);
+        assert_eq!(
+            t.done_line(1, 3).as_deref(),
+            Some("worker 2: done, 1 duplicate")
+        );
+        t.ended(2, End::New);
+        assert_eq!(
+            t.done_line(0, 3).as_deref(),
+            Some("worker 1: done, 2 new candidates")
+        );
     }
 }
