@@ -6,9 +6,9 @@ use boaf_core::engine::state::{Move, State};
 use eframe::egui::{self, Color32, CornerRadius, FontId, Rect, Sense, Stroke, StrokeKind, Vec2};
 
 /// A card's size at scale 1: the size the board is drawn at when it fits.
-const CARD: Vec2 = Vec2::new(76.0, 106.0);
+pub(super) const CARD: Vec2 = Vec2::new(76.0, 106.0);
 /// The space between cards at scale 1.
-const GAP: f32 = 14.0;
+pub(super) const GAP: f32 = 14.0;
 /// The board shrinks to fit the window, but not below this scale (the
 /// corners stay readable), and grows up to the larger one.
 const MIN_SCALE: f32 = 0.45;
@@ -64,7 +64,8 @@ pub(super) struct Highlight<'a> {
     pub hint: Option<Move>,
 }
 
-fn suit_color(red: bool) -> Color32 {
+/// The ink of a red or a black suit on a card's face.
+pub(super) fn suit_color(red: bool) -> Color32 {
     if red {
         Color32::from_rgb(0xc6, 0x28, 0x28)
     } else {
@@ -73,7 +74,7 @@ fn suit_color(red: bool) -> Color32 {
 }
 
 /// Draws a card face (or an empty cell) at `rect`.
-fn paint_cell(
+pub(super) fn paint_cell(
     painter: &egui::Painter,
     rect: Rect,
     state: &State,
