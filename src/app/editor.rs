@@ -6,7 +6,7 @@
 //! its halfway ratio. "Add to queue" enters it as "Open a puzzle" does.
 
 use super::BoafApp;
-use super::board::{CARD, GAP, cell_label, fit_scale, paint_cell, suit_color};
+use super::board::{cell_label, felt, paint_cell, suit_color};
 use super::task::{Poll, Task};
 use boaf_core::engine::card::Card;
 use boaf_core::engine::halfway::halfway;
@@ -14,7 +14,7 @@ use boaf_core::engine::limits::{Cancel, Limits};
 use boaf_core::engine::solver::Solver;
 use boaf_core::engine::state::{Grid, MAX_CELLS, State};
 use boaf_core::format;
-use eframe::egui::{self, Color32, Rect, Sense, Vec2};
+use eframe::egui::{self, Color32, Sense, Vec2};
 
 /// The editor's board is drawn no larger than this.
 const BOARD_SPACE: Vec2 = Vec2::new(640.0, 300.0);
@@ -225,21 +225,8 @@ impl EditorPanel {
     fn board_ui(&mut self, ui: &mut egui::Ui) {
         let Some(state) = self.shown() else { return };
         let grid = self.grid;
-        let k = fit_scale(grid.rows(), grid.cols(), BOARD_SPACE);
-        let (card, gap) = (CARD * k, GAP * k);
-        let size = Vec2::new(
-            grid.cols() as f32 * (card.x + gap) + gap,
-            grid.rows() as f32 * (card.y + gap) + gap,
-        );
-        let (area, _) = ui.allocate_exact_size(size, Sense::hover());
-        let painter = ui.painter();
-        painter.rect_filled(area, 10.0, Color32::from_rgb(0x2f, 0x6b, 0x3f));
-        for cell in 0..grid.cells() {
-            let (r, c) = (grid.row(cell) as f32, grid.col(cell) as f32);
-            let rect = Rect::from_min_size(
-                area.min + Vec2::new(gap + c * (card.x + gap), gap + r * (card.y + gap)),
-                card,
-            );
+        let (k, rects) = felt(ui, grid, BOARD_SPACE);
+        for (cell, &rect) in rects.iter().enumerate() {
             let response = ui.interact(
                 rect,
                 egui::Id::unique(("boaf-editor-cell", cell)),
