@@ -730,6 +730,7 @@ impl BoafApp {
         }
         ui.separator();
         self.enter_ui(ui);
+        self.editor_ui(ui);
         ui.separator();
         self.queue_ui(ui);
     }

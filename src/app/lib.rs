@@ -13,6 +13,7 @@
 mod analyze;
 mod axis;
 mod board;
+mod editor;
 mod energies;
 mod enter;
 mod generate;
@@ -100,6 +101,8 @@ pub struct BoafApp {
     generate: generate::GeneratePanel,
     /// "Open a puzzle": the field and the entered puzzle's features.
     enter: enter::EnterPanel,
+    /// "Make one by hand": the layout editor and its check.
+    editor: editor::EditorPanel,
     /// Every candidate known: loaded from `puzzles/` and arrived since.
     queue: Vec<Candidate>,
     /// The index in `queue` of the candidate being played and rated.
@@ -127,6 +130,7 @@ impl BoafApp {
             status: None,
             generate: generate::GeneratePanel::new(&energies, &queue, &folder),
             enter: enter::EnterPanel::default(),
+            editor: editor::EditorPanel::default(),
             energies,
             current: None,
             play: play::PlayPanel::new(clock),
