@@ -156,6 +156,8 @@ struct WorkerTally {
     new: usize,
     duplicates: usize,
     failed: usize,
+    /// Made, but its store could not be written.
+    unstored: usize,
 }
 
 /// How a puzzle ended.
@@ -163,6 +165,7 @@ enum End {
     New,
     Duplicate,
     Failed,
+    Unstored,
 }
 
 impl Tally {
@@ -186,6 +189,10 @@ impl Tally {
     /// A puzzle ended: its worker is free until its next report.
     fn ended(&mut self, index: usize, end: End) {
         let Some(&(worker, start)) = self.begun.get(&index) else {
+            // Ended before its first report (a quick failure): taken all
+            // the same, so the other workers can be seen to be done. Which
+            // worker took it is not known, nor how long it took.
+            self.begun.insert(index, (usize::MAX, Instant::now()));
             return;
         };
         self.done += 1;
@@ -195,6 +202,7 @@ impl Tally {
                 End::New => w.new += 1,
                 End::Duplicate => w.duplicates += 1,
                 End::Failed => w.failed += 1,
+                End::Unstored => w.unstored += 1,
             }
             if w.on == Some(index) {
                 w.on = None;
@@ -246,6 +254,9 @@ impl Tally {
         }
         if w.failed > 0 {
             made.push(format!("{} failed", w.failed));
+        }
+        if w.unstored > 0 {
+            made.push(format!("{} not stored", w.unstored));
         }
         if made.is_empty() {
             made.push("nothing made".into());
@@ -350,10 +361,12 @@ impl GeneratePanel {
     }
 
     /// Writes the settings when they changed since last written (a look
-    /// each frame, a write only on a change); the error when that fails.
-    fn keep_settings(&mut self, folder: &Folder) -> Option<String> {
+    /// each frame, a write only on a change, and none while a slider is
+    /// dragged: a synced write each frame would stutter it); the error when
+    /// that fails.
+    fn keep_settings(&mut self, folder: &Folder, dragging: bool) -> Option<String> {
         let now = self.settings();
-        if self.kept.as_ref() == Some(&now) {
+        if dragging || self.kept.as_ref() == Some(&now) {
             return None;
         }
         self.kept = Some(now.clone());
@@ -496,13 +509,14 @@ impl GeneratePanel {
         Ok(note)
     }
 
-    /// Takes what the generation made since the last frame, without waiting.
-    pub(super) fn poll(&mut self, folder: &Folder) -> Vec<Arrival> {
+    /// Takes what the generation made since the last frame, without waiting;
+    /// keeps changed settings unless a pointer is `dragging` a value.
+    pub(super) fn poll(&mut self, folder: &Folder, dragging: bool) -> Vec<Arrival> {
         let mut out = Vec::new();
         if let Some(note) = self.settings_note.take() {
             out.push(Arrival::Error(note));
         }
-        if let Some(e) = self.keep_settings(folder) {
+        if let Some(e) = self.keep_settings(folder, dragging) {
             out.push(Arrival::Error(e));
         }
         let Some(batch) = &mut self.batch else {
@@ -521,7 +535,7 @@ impl GeneratePanel {
                 }
                 Event::Duplicate { index } => tally.ended(index, End::Duplicate),
                 Event::Unstored { candidate, message } => {
-                    tally.ended(candidate.index, End::New);
+                    tally.ended(candidate.index, End::Unstored);
                     out.push(Arrival::Error(message));
                 }
                 Event::Failed { index, message } => {
@@ -762,6 +776,27 @@ mod tests {
         assert_eq!(
             t.done_line(0, 3).as_deref(),
             Some("worker 1: done, 2 new candidates")
+        );
+    }
+
+    #[test]
+    fn a_puzzle_that_ends_before_its_first_report_is_taken_all_the_same() {
+        // Puzzle 1 fails before any report, and puzzle 2's store cannot be
+        // written: worker 1 is done once both are over, and says so.
+        let mut t = Tally::new(2);
+        t.began(0, 0);
+        t.ended(1, End::Failed);
+        t.ended(0, End::New);
+        assert_eq!(t.done_line(0, 3), None, "puzzle 2 is not taken yet");
+        t.began(0, 2);
+        t.ended(2, End::Unstored);
+        assert_eq!(
+            t.done_line(0, 3).as_deref(),
+            Some("worker 1: done, 1 new candidate, 1 not stored")
+        );
+        assert_eq!(
+            t.done_line(1, 3).as_deref(),
+            Some("worker 2: done, nothing made")
         );
     }
 }

@@ -249,8 +249,8 @@ impl BoafApp {
         match c.state() {
             Ok(state) => {
                 self.current = Some(i);
-                let puzzle = c.puzzle.clone();
-                if let Some(note) = self.play.open(&puzzle, state) {
+                let (puzzle, solvable) = (c.puzzle.clone(), c.features.solvable);
+                if let Some(note) = self.play.open(&puzzle, state, solvable) {
                     self.say_error(note);
                 }
                 self.rate.reset();
@@ -327,7 +327,8 @@ impl BoafApp {
 
     /// Drains the background channels; never waits.
     fn poll(&mut self, ctx: &egui::Context) {
-        for e in self.generate.poll(&self.folder) {
+        let dragging = ctx.input(|i| i.pointer.any_down());
+        for e in self.generate.poll(&self.folder, dragging) {
             match e {
                 generate::Arrival::Candidate(c) => {
                     self.queue.push(*c);
