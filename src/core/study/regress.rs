@@ -217,6 +217,8 @@ pub struct FitData {
     pub x: Vec<Vec<f64>>,
     /// The ratings.
     pub y: Vec<f64>,
+    /// The table row each of `y` comes from, to find its rater and puzzle.
+    pub rows: Vec<usize>,
     /// Rows left out, for either reason below.
     pub left_out: usize,
     /// Rows left out only because the rating or a chosen feature is empty
@@ -289,6 +291,7 @@ pub fn table_data(table: &RatingsTable, features: &[String]) -> Result<FitData, 
             Some(r) if !missing && !bad => {
                 data.x.push(values);
                 data.y.push(r);
+                data.rows.push(row);
             }
             _ => {
                 data.left_out += 1;
@@ -317,37 +320,14 @@ pub fn fit(names: &[String], x: &[Vec<f64>], y: &[f64]) -> Result<Fit, RegressEr
             features: k,
         });
     }
-    let mut means = vec![0.0; k];
-    let mut sds = vec![0.0; k];
-    let mut ranges = vec![(0.0, 0.0); k];
-    for j in 0..k {
-        ranges[j] = x[..n]
-            .iter()
-            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), r| {
-                (lo.min(r[j]), hi.max(r[j]))
-            });
-        let m = x[..n].iter().map(|r| r[j]).sum::<f64>() / n as f64;
-        let var = x[..n].iter().map(|r| (r[j] - m).powi(2)).sum::<f64>() / (n - 1) as f64;
-        means[j] = m;
-        sds[j] = var.sqrt();
-        if sds[j] <= 1e-12 * m.abs().max(1.0) {
-            return Err(RegressError::Constant(names[j].clone()));
-        }
-    }
-    let z = Array2::from_shape_fn((n, k), |(i, j)| (x[i][j] - means[j]) / sds[j]);
-    // The correlation matrix: its condition number is the collinearity test.
-    let corr = z.t().dot(&z) / (n - 1) as f64;
-    let eig = symmetric_eigenvalues(&corr);
-    let (lo, hi) = eig.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), &e| {
-        (lo.min(e), hi.max(e))
-    });
-    let condition = if lo > 0.0 { hi / lo } else { f64::INFINITY };
-    if condition > SINGULAR_CONDITION {
-        return Err(RegressError::Collinear {
-            condition,
-            hint: collinear_hint(names, &corr),
-        });
-    }
+    let Standardized {
+        means,
+        sds,
+        ranges,
+        z,
+        corr,
+        condition,
+    } = standardize(names, x, n)?;
     let targets = Array1::from_vec(y[..n].to_vec());
     let model = LinearRegression::new()
         .fit(&Dataset::new(z.clone(), targets.clone()))
@@ -428,8 +408,73 @@ pub fn fit(names: &[String], x: &[Vec<f64>], y: &[f64]) -> Result<Fit, RegressEr
     })
 }
 
+/// Raw feature values z-scored, with what the fit reports about them.
+pub(crate) struct Standardized {
+    /// Each feature's mean.
+    pub means: Vec<f64>,
+    /// Each feature's sample standard deviation.
+    pub sds: Vec<f64>,
+    /// Each feature's rated range.
+    pub ranges: Vec<(f64, f64)>,
+    /// The z-scored features, one row per rating.
+    pub z: Array2<f64>,
+    /// The features' correlation matrix.
+    pub corr: Array2<f64>,
+    /// Its condition number.
+    pub condition: f64,
+}
+
+/// Z-scores the first `n` rows of `x`, refusing a constant feature and
+/// singular collinearity: the one preparation the OLS and mixed fits share.
+pub(crate) fn standardize(
+    names: &[String],
+    x: &[Vec<f64>],
+    n: usize,
+) -> Result<Standardized, RegressError> {
+    let k = names.len();
+    let mut means = vec![0.0; k];
+    let mut sds = vec![0.0; k];
+    let mut ranges = vec![(0.0, 0.0); k];
+    for j in 0..k {
+        ranges[j] = x[..n]
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), r| {
+                (lo.min(r[j]), hi.max(r[j]))
+            });
+        let m = x[..n].iter().map(|r| r[j]).sum::<f64>() / n as f64;
+        let var = x[..n].iter().map(|r| (r[j] - m).powi(2)).sum::<f64>() / (n - 1) as f64;
+        means[j] = m;
+        sds[j] = var.sqrt();
+        if sds[j] <= 1e-12 * m.abs().max(1.0) {
+            return Err(RegressError::Constant(names[j].clone()));
+        }
+    }
+    let z = Array2::from_shape_fn((n, k), |(i, j)| (x[i][j] - means[j]) / sds[j]);
+    // The correlation matrix: its condition number is the collinearity test.
+    let corr = z.t().dot(&z) / (n - 1) as f64;
+    let eig = symmetric_eigenvalues(&corr);
+    let (lo, hi) = eig.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), &e| {
+        (lo.min(e), hi.max(e))
+    });
+    let condition = if lo > 0.0 { hi / lo } else { f64::INFINITY };
+    if condition > SINGULAR_CONDITION {
+        return Err(RegressError::Collinear {
+            condition,
+            hint: collinear_hint(names, &corr),
+        });
+    }
+    Ok(Standardized {
+        means,
+        sds,
+        ranges,
+        z,
+        corr,
+        condition,
+    })
+}
+
 /// The most correlated pair of features, to say which ones are collinear.
-fn collinear_hint(names: &[String], corr: &Array2<f64>) -> String {
+pub(crate) fn collinear_hint(names: &[String], corr: &Array2<f64>) -> String {
     let k = names.len();
     let mut best = None;
     for a in 0..k {
