@@ -140,7 +140,9 @@ pub fn fit(
         RegressError::Solver(e.to_string())
     }
     let mut frame = DataFrame::new();
-    frame.add_numeric("rating", y[..n].to_vec()).map_err(solver)?;
+    frame
+        .add_numeric("rating", y[..n].to_vec())
+        .map_err(solver)?;
     // Columns z0, z1…: a feature's name need not be a formula identifier.
     let mut formula = "rating ~ 1".to_string();
     for (j, col) in z.into_iter().enumerate() {

@@ -36,7 +36,12 @@ pub fn split_half(raters: &[String], puzzles: &[String], y: &[f64]) -> Option<Sp
         // A stable sort keeps the row order among one rater's ratings.
         ratings.sort_by(|a, b| a.0.cmp(b.0));
         let half = |parity: usize| {
-            let v: Vec<f64> = ratings.iter().skip(parity).step_by(2).map(|r| r.1).collect();
+            let v: Vec<f64> = ratings
+                .iter()
+                .skip(parity)
+                .step_by(2)
+                .map(|r| r.1)
+                .collect();
             v.iter().sum::<f64>() / v.len() as f64
         };
         halves.push((half(0), half(1)));
