@@ -50,6 +50,8 @@ pub struct MixedFit {
     pub means: Vec<f64>,
     /// Each feature's sample standard deviation.
     pub sds: Vec<f64>,
+    /// Each feature's rated range.
+    pub ranges: Vec<(f64, f64)>,
     /// Ratings used.
     pub n: usize,
     /// Distinct raters.
@@ -75,6 +77,24 @@ impl MixedFit {
             "n = {} ratings · {} raters · {} puzzles · REML criterion {:.3} · t on {} df · condition number {:.1}",
             self.n, self.raters, self.puzzles, self.reml, self.df, self.condition
         )
+    }
+
+    /// The fixed effects as an OLS-shaped [`Fit`] (no R²; σ the residual
+    /// SD), for what takes one: the predicted rating and the fitted energy.
+    pub fn fixed_effects(&self) -> Fit {
+        Fit {
+            intercept: self.intercept.clone(),
+            coefs: self.coefs.clone(),
+            means: self.means.clone(),
+            sds: self.sds.clone(),
+            ranges: self.ranges.clone(),
+            n: self.n,
+            r2: None,
+            adj_r2: None,
+            sigma: Some(self.components.residual.sqrt()),
+            condition: self.condition,
+            warnings: self.warnings.clone(),
+        }
     }
 }
 
@@ -121,8 +141,8 @@ pub fn fit(
             features: k,
         });
     }
-    let (means, sds, condition, mut warnings, z) = if k == 0 {
-        (vec![], vec![], 1.0, vec![], vec![])
+    let (means, sds, ranges, condition, mut warnings, z) = if k == 0 {
+        (vec![], vec![], vec![], 1.0, vec![], vec![])
     } else {
         let s = regress::standardize(names, x, n)?;
         let mut warnings = Vec::new();
@@ -134,7 +154,7 @@ pub fn fit(
             ));
         }
         let z: Vec<Vec<f64>> = (0..k).map(|j| s.z.column(j).to_vec()).collect();
-        (s.means, s.sds, s.condition, warnings, z)
+        (s.means, s.sds, s.ranges, s.condition, warnings, z)
     };
     fn solver(e: impl std::fmt::Display) -> RegressError {
         RegressError::Solver(e.to_string())
@@ -217,6 +237,7 @@ pub fn fit(
         more_ratings,
         means,
         sds,
+        ranges,
         n,
         raters: n_raters,
         puzzles: n_puzzles,
