@@ -104,7 +104,7 @@ pub enum Model {
     /// One rater: ordinary least squares, today's table.
     Ols(Fit),
     /// Several raters: the mixed model.
-    Mixed(Box<MixedFit>),
+    Mixed(MixedFit),
 }
 
 /// Chooses the model by the number of distinct raters: with one (or none
@@ -119,7 +119,7 @@ pub fn choose(
     if raters.iter().collect::<BTreeSet<_>>().len() <= 1 {
         return regress::fit(names, x, y).map(Model::Ols);
     }
-    fit(names, x, y, raters, puzzles).map(|f| Model::Mixed(Box::new(f)))
+    fit(names, x, y, raters, puzzles).map(Model::Mixed)
 }
 
 /// Fits rating ~ features + (1 | rater) + (1 | puzzle) by REML, one row of
