@@ -6,7 +6,7 @@ use boaf_core::engine::feature::Feature;
 use boaf_core::format;
 use boaf_core::study::mixed::{self, Judgement, MixedFit, Model};
 use boaf_core::study::ratings::{ValueProblem, read_ratings};
-use boaf_core::study::regress::{DEFAULT_FEATURES, Fit, table_data};
+use boaf_core::study::regress::{Coef, DEFAULT_FEATURES, Fit, table_data};
 use clap::Args;
 use serde::Serialize;
 use std::io::Write;
@@ -167,13 +167,7 @@ fn print_mixed_table(
     judged: &Judgement,
     left_out: Option<String>,
 ) -> Result<()> {
-    let width = m
-        .coefs
-        .iter()
-        .map(|c| c.name.len())
-        .max()
-        .unwrap_or(0)
-        .max("Feature".len());
+    let width = name_width(&m.coefs);
     writeln!(
         out,
         "Mixed model: rating ~ features + (1 | rater) + (1 | puzzle), REML"
@@ -187,16 +181,8 @@ fn print_mixed_table(
         .chain(&m.coefs)
         .zip(&m.more_ratings)
     {
-        writeln!(
-            out,
-            "{:<width$}  {:>12}  {:>10}  {:>8}  {:>8}  {:>13}",
-            c.name,
-            format::fixed(Some(c.estimate), 4),
-            format::fixed(c.std_error, 4),
-            format::fixed(c.t, 3),
-            format::p_value(c.p),
-            more.map_or("—".to_string(), |k| k.to_string())
-        )?;
+        let more = more.map_or("—".to_string(), |k| k.to_string());
+        writeln!(out, "{}  {more:>13}", coef_row(c, width))?;
     }
     writeln!(out, "{}", m.summary())?;
     let c = m.components;
@@ -239,29 +225,37 @@ fn print_mixed_table(
     Ok(())
 }
 
-fn print_table(out: &mut impl Write, fit: &Fit, left_out: Option<String>) -> Result<()> {
-    let width = fit
-        .coefs
+/// The width of the table's first column: the longest feature name.
+fn name_width(coefs: &[Coef]) -> usize {
+    coefs
         .iter()
         .map(|c| c.name.len())
         .max()
         .unwrap_or(0)
-        .max("Feature".len());
+        .max("Feature".len())
+}
+
+/// One coefficient's row: name, estimate, standard error, t and p.
+fn coef_row(c: &Coef, width: usize) -> String {
+    format!(
+        "{:<width$}  {:>12}  {:>10}  {:>8}  {:>8}",
+        c.name,
+        format::fixed(Some(c.estimate), 4),
+        format::fixed(c.std_error, 4),
+        format::fixed(c.t, 3),
+        format::p_value(c.p)
+    )
+}
+
+fn print_table(out: &mut impl Write, fit: &Fit, left_out: Option<String>) -> Result<()> {
+    let width = name_width(&fit.coefs);
     writeln!(
         out,
         "{:<width$}  {:>12}  {:>10}  {:>8}  {:>8}",
         "Feature", "Coefficient", "Std. Error", "t", "p"
     )?;
     for c in std::iter::once(&fit.intercept).chain(&fit.coefs) {
-        writeln!(
-            out,
-            "{:<width$}  {:>12}  {:>10}  {:>8}  {:>8}",
-            c.name,
-            format::fixed(Some(c.estimate), 4),
-            format::fixed(c.std_error, 4),
-            format::fixed(c.t, 3),
-            format::p_value(c.p)
-        )?;
+        writeln!(out, "{}", coef_row(c, width))?;
     }
     writeln!(out, "{}", fit.summary())?;
     if let Some(left_out) = left_out {

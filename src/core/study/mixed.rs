@@ -22,7 +22,7 @@ use crate::study::reliability;
 use mixeff_rs::formula::parse_formula;
 use mixeff_rs::model::{DataFrame, FitOptions, LinearMixedModelBuilder, MixedModelFit as _};
 use serde::Serialize;
-use statrs::distribution::{ContinuousCDF, StudentsT};
+use statrs::distribution::StudentsT;
 use std::collections::BTreeSet;
 
 /// The variances the model splits a rating into.
@@ -208,18 +208,7 @@ pub fn fit(
     let (beta, se) = (model.coef(), model.stderror());
     let coef = |name: &str, i: usize| {
         let std_error = Some(se[i]).filter(|s| s.is_finite());
-        let t = std_error.filter(|&s| s > 0.0).map(|s| beta[i] / s);
-        let p = t
-            .zip(t_dist.as_ref())
-            .map(|(t, d)| 2.0 * d.sf(t.abs()))
-            .filter(|p| p.is_finite());
-        Coef {
-            name: name.to_string(),
-            estimate: beta[i],
-            std_error,
-            t,
-            p,
-        }
+        Coef::new(name, beta[i], std_error, t_dist.as_ref())
     };
     let intercept = coef("intercept", 0);
     let coefs: Vec<Coef> = names

@@ -91,6 +91,31 @@ pub struct Coef {
     pub p: Option<f64>,
 }
 
+impl Coef {
+    /// A coefficient with its t and two-sided p (from `t_dist`, when there
+    /// is one) worked out from its estimate and standard error.
+    pub(crate) fn new(
+        name: &str,
+        estimate: f64,
+        std_error: Option<f64>,
+        t_dist: Option<&StudentsT>,
+    ) -> Coef {
+        let t = std_error.filter(|&se| se > 0.0).map(|se| estimate / se);
+        let p = t
+            .zip(t_dist)
+            // The survival function keeps tiny p-values that 1 − cdf rounds to 0.
+            .map(|(t, d)| 2.0 * d.sf(t.abs()))
+            .filter(|p| p.is_finite());
+        Coef {
+            name: name.to_string(),
+            estimate,
+            std_error,
+            t,
+            p,
+        }
+    }
+}
+
 /// A fitted regression.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Fit {
@@ -369,19 +394,7 @@ pub fn fit(names: &[String], x: &[Vec<f64>], y: &[f64]) -> Result<Fit, RegressEr
             .zip(var_factor)
             .map(|(s2, v)| (s2 * v).sqrt())
             .filter(|se| se.is_finite());
-        let t = std_error.filter(|&se| se > 0.0).map(|se| estimate / se);
-        let p = t
-            .zip(t_dist.as_ref())
-            // The survival function keeps tiny p-values that 1 − cdf rounds to 0.
-            .map(|(t, d)| 2.0 * d.sf(t.abs()))
-            .filter(|p| p.is_finite());
-        Coef {
-            name: name.to_string(),
-            estimate,
-            std_error,
-            t,
-            p,
-        }
+        Coef::new(name, estimate, std_error, t_dist.as_ref())
     };
     if tss <= 0.0 {
         warnings.push("every rating is the same, so there is nothing to explain (no R²)".into());
