@@ -49,8 +49,9 @@ pub struct RegressArgs {
     energy: Option<String>,
 }
 
+/// What every JSON report of `boaf regress` starts with: the file and the rows used.
 #[derive(Serialize)]
-struct Report<'a> {
+struct Common<'a> {
     file: String,
     features: &'a [String],
     left_out: usize,
@@ -58,6 +59,12 @@ struct Report<'a> {
     unreadable: usize,
     value_problems: &'a [ValueProblem],
     skipped_rows: Vec<String>,
+}
+
+#[derive(Serialize)]
+struct Report<'a> {
+    #[serde(flatten)]
+    common: Common<'a>,
     fit: &'a Fit,
 }
 
@@ -82,11 +89,20 @@ pub fn regress(args: RegressArgs) -> Result<ExitCode> {
         data.rows.iter().map(text).collect()
     };
     let (raters, puzzles) = (column("rater"), column("puzzle"));
+    let common = Common {
+        file: args.file.display().to_string(),
+        features: &features,
+        left_out: data.left_out,
+        missing: data.missing,
+        unreadable: data.unreadable,
+        value_problems: &data.problems,
+        skipped_rows: table.skipped.iter().map(|s| s.to_string()).collect(),
+    };
     let fitted = match mixed::choose(&features, &data.x, &data.y, &raters, &puzzles) {
         Ok(Model::Ols(f)) => f,
         Ok(Model::Mixed(m)) => {
             let judged = mixed::judge(&features, &data.x, &data.y, &raters, &puzzles);
-            return print_mixed(&args, &features, &data, &m, &judged);
+            return print_mixed(&args, common, data.left_out_summary(), &m, &judged);
         }
         Err(e) => match data.left_out_summary() {
             Some(why) => bail!("{}: no fit: {e} ({why})", args.file.display()),
@@ -96,13 +112,7 @@ pub fn regress(args: RegressArgs) -> Result<ExitCode> {
     let mut out = std::io::stdout().lock();
     if args.json {
         let report = Report {
-            file: args.file.display().to_string(),
-            features: &features,
-            left_out: data.left_out,
-            missing: data.missing,
-            unreadable: data.unreadable,
-            value_problems: &data.problems,
-            skipped_rows: table.skipped.iter().map(|s| s.to_string()).collect(),
+            common,
             fit: &fitted,
         };
         writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?;
@@ -119,12 +129,8 @@ pub fn regress(args: RegressArgs) -> Result<ExitCode> {
 /// The mixed model's JSON report.
 #[derive(Serialize)]
 struct MixedReport<'a> {
-    file: String,
-    features: &'a [String],
-    left_out: usize,
-    missing: usize,
-    unreadable: usize,
-    value_problems: &'a [ValueProblem],
+    #[serde(flatten)]
+    common: Common<'a>,
     mixed: &'a MixedFit,
     reliability: &'a Judgement,
 }
@@ -133,26 +139,21 @@ struct MixedReport<'a> {
 /// figures and, if asked, the fitted energy.
 fn print_mixed(
     args: &RegressArgs,
-    features: &[String],
-    data: &boaf_core::study::regress::FitData,
+    common: Common,
+    left_out: Option<String>,
     m: &MixedFit,
     judged: &Judgement,
 ) -> Result<ExitCode> {
     let mut out = std::io::stdout().lock();
     if args.json {
         let report = MixedReport {
-            file: args.file.display().to_string(),
-            features,
-            left_out: data.left_out,
-            missing: data.missing,
-            unreadable: data.unreadable,
-            value_problems: &data.problems,
+            common,
             mixed: m,
             reliability: judged,
         };
         writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?;
     } else {
-        print_mixed_table(&mut out, m, judged, data.left_out_summary())?;
+        print_mixed_table(&mut out, m, judged, left_out)?;
     }
     if let Some(name) = &args.energy {
         let about = format!("Minus the rating predicted from {}", args.file.display());
