@@ -6,6 +6,7 @@ use boaf_core::engine::feature::Feature;
 use boaf_core::format;
 use boaf_core::study::mixed::{self, Judgement, MixedFit, Model};
 use boaf_core::study::ratings::{ValueProblem, read_ratings};
+use boaf_core::study::reliability;
 use boaf_core::study::regress::{Coef, DEFAULT_FEATURES, Fit, table_data};
 use clap::Args;
 use serde::Serialize;
@@ -173,14 +174,16 @@ fn print_mixed_table(
     left_out: Option<String>,
 ) -> Result<()> {
     let width = name_width(&m.coefs);
-    writeln!(
-        out,
-        "Mixed model: rating ~ features + (1 | rater) + (1 | puzzle), REML"
-    )?;
+    writeln!(out, "Model: {}", mixed::SEVERAL_RATERS_MODEL)?;
     writeln!(
         out,
         "{:<width$}  {:>12}  {:>10}  {:>8}  {:>8}  {:>13}",
-        "Feature", "Coefficient", "Std. Error", "t", "p", "More ratings"
+        "Feature",
+        mixed::ESTIMATE.label,
+        mixed::STD_ERROR.label,
+        mixed::T.label,
+        mixed::P.label,
+        reliability::MORE_RATINGS.label
     )?;
     for (c, more) in std::iter::once(&m.intercept)
         .chain(&m.coefs)
@@ -190,37 +193,38 @@ fn print_mixed_table(
         writeln!(out, "{}  {more:>13}", coef_row(c, width))?;
     }
     writeln!(out, "{}", m.summary())?;
-    let c = m.components;
-    let total = c.rater + c.puzzle + c.residual;
-    writeln!(
-        out,
-        "variance: rater {:.4} ({:.0}%) · puzzle {:.4} ({:.0}%) · residual {:.4} ({:.0}%)",
-        c.rater,
-        100.0 * c.rater / total,
-        c.puzzle,
-        100.0 * c.puzzle / total,
-        c.residual,
-        100.0 * c.residual / total
-    )?;
+    let shares: Vec<String> = m
+        .components
+        .shares()
+        .iter()
+        .map(|(f, v, share)| format!("{} {v:.4} ({:.0}%)", f.label, 100.0 * share))
+        .collect();
+    writeln!(out, "variance: {}", shares.join(" · "))?;
     let split = judged.split_half.as_ref();
     writeln!(
         out,
-        "puzzle means: split-half reliability {} (r = {}, {} puzzles, Spearman–Brown) · ICC {}",
+        "puzzle means: {} {} ({} {}, {} puzzles) · {} {}",
+        reliability::SPEARMAN_BROWN.label,
         format::fixed(split.map(|s| s.reliability), 3),
+        reliability::SPLIT_HALF_R.label,
         format::fixed(split.map(|s| s.r), 3),
         split.map_or(0, |s| s.puzzles),
+        reliability::ICC.label,
         format::fixed(judged.icc, 3)
     )?;
     writeln!(
         out,
-        "R² ceiling (the reliability) {} · features' R² on the puzzle means {}",
+        "{} {} · {} {}",
+        reliability::R2_CEILING.label,
         format::fixed(judged.r2_ceiling, 3),
+        reliability::FEATURES_R2.label,
         format::fixed(judged.features_r2, 3)
     )?;
-    writeln!(
-        out,
-        "More ratings: about how many more would make the coefficient significant (α = 0.05, 80% power), same raters-to-puzzles mix"
-    )?;
+    // The figures' definitions are the app's tooltips: one wording for both.
+    writeln!(out, "\nWhat the figures are:")?;
+    for f in mixed::FIGURES {
+        writeln!(out, "  {}: {}", f.label, f.help)?;
+    }
     if let Some(left_out) = left_out {
         writeln!(out, "{left_out}")?;
     }

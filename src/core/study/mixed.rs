@@ -18,7 +18,7 @@
 //! significance with the 20–50 puzzles a study has.
 
 use crate::study::regress::{self, BAD_CONDITION, Coef, Fit, RegressError};
-use crate::study::reliability;
+use crate::study::reliability::{self, Figure};
 use mixeff_rs::formula::parse_formula;
 use mixeff_rs::model::{DataFrame, FitOptions, LinearMixedModelBuilder, MixedModelFit as _};
 use serde::Serialize;
@@ -107,6 +107,109 @@ pub enum Model {
     Mixed(MixedFit),
 }
 
+/// Whether the ratings come from more than one rater (by id): what makes
+/// [`choose`] fit the mixed model.
+pub fn several_raters(raters: &[String]) -> bool {
+    raters.iter().collect::<BTreeSet<_>>().len() > 1
+}
+
+/// Which model several raters get, and why, in one line.
+pub const SEVERAL_RATERS_MODEL: &str =
+    "several raters: rating ~ features + (1 | rater) + (1 | puzzle), by REML";
+
+/// Which model one rater gets, and why, in one line.
+pub const ONE_RATER_MODEL: &str = "one rater: least squares";
+
+/// [`MixedFit::coefs`]' estimates.
+pub const ESTIMATE: Figure = Figure {
+    label: "Coefficient",
+    help: "The fixed effect by REML: how much a typical rater's rating changes with one \
+           standard deviation more of the feature, rater and puzzle effects taken out (the \
+           intercept: a typical rater's mean rating at the mean features).",
+};
+
+/// [`Coef::std_error`] in the mixed model.
+pub const STD_ERROR: Figure = Figure {
+    label: "Std. Error",
+    help: "The coefficient's standard error in the mixed model, which counts that one rater's \
+           ratings, and one puzzle's, are not independent.",
+};
+
+/// [`Coef::t`] in the mixed model.
+pub const T: Figure = Figure {
+    label: "t",
+    help: "The coefficient divided by its standard error.",
+};
+
+/// [`Coef::p`] in the mixed model, with its df rule.
+pub const P: Figure = Figure {
+    label: "p",
+    help: "Two-sided p of t against Student's t with puzzles − k − 1 degrees of freedom \
+           (k features): the features are properties of the puzzle, so they are estimated \
+           from differences between puzzles (the containment, between–within, rule). lme4 \
+           itself gives no p-values.",
+};
+
+/// [`Components::rater`].
+pub const RATER_VARIANCE: Figure = Figure {
+    label: "rater",
+    help: "Variance between raters: how much raters differ in leniency (the (1 | rater) \
+           intercepts).",
+};
+
+/// [`Components::puzzle`].
+pub const PUZZLE_VARIANCE: Figure = Figure {
+    label: "puzzle",
+    help: "Variance between puzzles beyond what the features explain: a puzzle's own appeal \
+           (the (1 | puzzle) intercepts).",
+};
+
+/// [`Components::residual`].
+pub const RESIDUAL_VARIANCE: Figure = Figure {
+    label: "residual",
+    help: "Variance within: one rater's rating of one puzzle around that rater's leniency and \
+           that puzzle's appeal.",
+};
+
+/// A component's share of the variance.
+pub const SHARE: Figure = Figure {
+    label: "share",
+    help: "The component's share of the total variance, rater + puzzle + residual.",
+};
+
+/// Every figure of the multi-rater table, in the order it shows them: the
+/// legend `boaf regress` prints under it.
+pub const FIGURES: [Figure; 14] = [
+    ESTIMATE,
+    STD_ERROR,
+    T,
+    P,
+    reliability::MORE_RATINGS,
+    RATER_VARIANCE,
+    PUZZLE_VARIANCE,
+    RESIDUAL_VARIANCE,
+    SHARE,
+    reliability::SPLIT_HALF_R,
+    reliability::SPEARMAN_BROWN,
+    reliability::ICC,
+    reliability::R2_CEILING,
+    reliability::FEATURES_R2,
+];
+
+impl Components {
+    /// Each component with its figure and its share of the total (0 when
+    /// the total is 0): rater, puzzle, residual.
+    pub fn shares(&self) -> [(Figure, f64, f64); 3] {
+        let total = self.rater + self.puzzle + self.residual;
+        let share = |v: f64| if total > 0.0 { v / total } else { 0.0 };
+        [
+            (RATER_VARIANCE, self.rater, share(self.rater)),
+            (PUZZLE_VARIANCE, self.puzzle, share(self.puzzle)),
+            (RESIDUAL_VARIANCE, self.residual, share(self.residual)),
+        ]
+    }
+}
+
 /// Chooses the model by the number of distinct raters: with one (or none
 /// named) it is [`regress::fit`]'s OLS, exactly; with more the mixed model.
 pub fn choose(
@@ -116,7 +219,7 @@ pub fn choose(
     raters: &[String],
     puzzles: &[String],
 ) -> Result<Model, RegressError> {
-    if raters.iter().collect::<BTreeSet<_>>().len() <= 1 {
+    if !several_raters(raters) {
         return regress::fit(names, x, y).map(Model::Ols);
     }
     fit(names, x, y, raters, puzzles).map(Model::Mixed)

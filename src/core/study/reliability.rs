@@ -136,3 +136,59 @@ pub fn ratings_for_power(n: usize, t: f64) -> Option<f64> {
 pub fn more_ratings(n: usize, t: f64) -> Option<usize> {
     ratings_for_power(n, t).map(|total| (total.ceil() as usize).saturating_sub(n))
 }
+
+/// A figure of the multi-rater table: the label it is shown under and what
+/// it is, one wording for `boaf regress` and the app's Regression panel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Figure {
+    /// The label (a column heading or the name before the value).
+    pub label: &'static str,
+    /// What the figure is, in a sentence or two (the app's tooltip).
+    pub help: &'static str,
+}
+
+/// [`SplitHalf::r`].
+pub const SPLIT_HALF_R: Figure = Figure {
+    label: "split-half r",
+    help: "Pearson's r between the puzzle means of two halves of the ratings: each puzzle's \
+           ratings sorted by rater id, the 1st, 3rd… to one half, the 2nd, 4th… to the other. \
+           Puzzles rated fewer than twice are left out.",
+};
+
+/// [`SplitHalf::reliability`].
+pub const SPEARMAN_BROWN: Figure = Figure {
+    label: "split-half reliability (Spearman–Brown)",
+    help: "The split-half r corrected to all the ratings (Spearman–Brown, 2r ÷ (1 + r)): how \
+           well the puzzle means would repeat with other raters; 1 is perfectly repeatable.",
+};
+
+/// [`icc_of_means`].
+pub const ICC: Figure = Figure {
+    label: "ICC of the puzzle means",
+    help: "ICC(1,k) from the model without features, rating ~ 1 + (1 | rater) + (1 | puzzle): \
+           the share of a puzzle mean's variance that is the puzzle's own, σ²puzzle ÷ (σ²puzzle \
+           + (σ²rater + σ²residual) ÷ k), with k the harmonic mean of the ratings per puzzle.",
+};
+
+/// The R² ceiling: the split-half reliability of the puzzle means.
+pub const R2_CEILING: Figure = Figure {
+    label: "R² ceiling",
+    help: "The highest R² any features could reach on the puzzle means: their reliability, \
+           the share of their variance that is not noise (here the split-half reliability).",
+};
+
+/// The features' R² on the puzzle means.
+pub const FEATURES_R2: Figure = Figure {
+    label: "features' R² on the puzzle means",
+    help: "R² of least squares of each puzzle's mean rating on its features: what the chosen \
+           features explain, to set beside the R² ceiling.",
+};
+
+/// [`more_ratings`].
+pub const MORE_RATINGS: Figure = Figure {
+    label: "More ratings",
+    help: "About how many more ratings, at the coefficient's current size, would make it \
+           significant at α = .05 (two-sided) with 80% power: the standard formula \
+           n·((1.960 + 0.842) ÷ |t|)² in all, less the n there are, with raters and puzzles in \
+           the same proportion. 0: it already has that power.",
+};
