@@ -21,6 +21,7 @@ mod play;
 mod queue;
 mod rate;
 mod regress;
+mod regress_mixed;
 mod task;
 mod watch;
 
@@ -213,6 +214,16 @@ impl BoafApp {
     /// The regression shown, if one was fitted.
     pub fn fit(&self) -> Option<&boaf_core::study::regress::Fit> {
         self.regress.fit()
+    }
+
+    /// The mixed model shown (several raters) and its judgement, once fitted.
+    pub fn mixed_fit(
+        &self,
+    ) -> Option<(
+        &boaf_core::study::mixed::MixedFit,
+        &boaf_core::study::mixed::Judgement,
+    )> {
+        self.regress.mixed()
     }
 
     /// The open candidate and its number in the queue, or a line saying

@@ -1,12 +1,15 @@
 //! The Regression panel: ratings on z-scored features (seed 001, Tables
 //! 1–4), the coefficient chart, rating against a feature with the fitted
-//! line, and "Use as energy".
+//! line, and "Use as energy". With several raters the table is the mixed
+//! model's ([`super::regress_mixed`]).
 
 use super::BoafApp;
+use super::regress_mixed::{Mixing, model_line};
 use boaf_core::engine::feature::Feature;
 use boaf_core::folder::Folder;
 use boaf_core::format;
 use boaf_core::generator::energy::EnergyBook;
+use boaf_core::study::mixed::{self, Judgement, MixedFit};
 use boaf_core::study::ratings::{RatingsTable, read_ratings};
 use boaf_core::study::regress::{DEFAULT_FEATURES, Fit, FitData, RegressError, fit, table_data};
 use eframe::egui;
@@ -23,11 +26,19 @@ pub(super) struct RegressPanel {
     table: Option<(PathBuf, Result<Arc<RatingsTable>, String>)>,
     chosen: Vec<String>,
     /// The fit for `chosen`, with the rows it used and why others were left out.
-    fit: Option<(Result<Fit, RegressError>, FitData)>,
+    fit: Option<(Fitted, FitData)>,
     scatter: String,
     energy_name: String,
     /// The ratings changed since they were read.
     stale: bool,
+}
+
+/// The model fitted: chosen by the number of raters ([`mixed::choose`]).
+enum Fitted {
+    /// One rater: least squares, fitted at once (it is quick).
+    Ols(Result<Fit, RegressError>),
+    /// Several raters: the mixed model, fitted in the background.
+    Mixed(Mixing),
 }
 
 impl RegressPanel {
@@ -47,7 +58,18 @@ impl RegressPanel {
 
     /// The fit shown, if any.
     pub(super) fn fit(&self) -> Option<&Fit> {
-        self.fit.as_ref().and_then(|(f, _)| f.as_ref().ok())
+        match &self.fit {
+            Some((Fitted::Ols(Ok(f)), _)) => Some(f),
+            _ => None,
+        }
+    }
+
+    /// The mixed fit shown and its judgement, once it has come.
+    pub(super) fn mixed(&self) -> Option<(&MixedFit, &Judgement)> {
+        match &self.fit {
+            Some((Fitted::Mixed(m), _)) => m.fit(),
+            _ => None,
+        }
     }
 
     /// A rating was saved: read the file again when the panel is next shown.
@@ -55,7 +77,7 @@ impl RegressPanel {
         self.stale = true;
     }
 
-    fn reload(&mut self, folder: &Folder) {
+    fn reload(&mut self, folder: &Folder, ctx: &egui::Context) {
         let path = if self.example {
             folder.example_ratings()
         } else {
@@ -68,14 +90,26 @@ impl RegressPanel {
         }
         self.table = Some((path, table));
         self.stale = false;
-        self.refit();
+        self.refit(ctx);
     }
 
-    fn refit(&mut self) {
+    /// Fits the chosen features: least squares at once for one rater, the
+    /// mixed model in the background for several (a new choice drops the
+    /// fit under way).
+    fn refit(&mut self, ctx: &egui::Context) {
         self.fit = match &self.table {
             Some((_, Ok(table))) => Some(match table_data(table, &self.chosen) {
-                Ok(d) => (fit(&self.chosen, &d.x, &d.y), d),
-                Err(e) => (Err(e), FitData::default()),
+                Ok(d) => {
+                    let raters = d.texts(table, "rater");
+                    let fitted = if mixed::several_raters(&raters) {
+                        let puzzles = d.texts(table, "puzzle");
+                        Fitted::Mixed(Mixing::start(ctx, &self.chosen, &d, raters, puzzles))
+                    } else {
+                        Fitted::Ols(fit(&self.chosen, &d.x, &d.y))
+                    };
+                    (fitted, d)
+                }
+                Err(e) => (Fitted::Ols(Err(e)), FitData::default()),
             }),
             _ => None,
         };
@@ -87,7 +121,7 @@ impl BoafApp {
         let folder = self.folder.clone();
         let r = &mut self.regress;
         if r.stale {
-            r.reload(&folder);
+            r.reload(&folder, ui.ctx());
         }
         ui.heading("Regression of ratings on features");
         ui.horizontal(|ui| {
@@ -103,7 +137,7 @@ impl BoafApp {
                 ),
             );
             if r.example != before || ui.button("Reload").clicked() {
-                r.reload(&folder);
+                r.reload(&folder, ui.ctx());
             }
         });
         let table = match &r.table {
@@ -163,24 +197,42 @@ impl BoafApp {
             if changed {
                 // Keep the table in the features' usual order.
                 r.chosen.sort_by_key(|c| Feature::from_column(c));
-                r.refit();
+                r.refit(ui.ctx());
             }
         });
-        let Some((result, data)) = &r.fit else {
+        let Some((result, data)) = &mut r.fit else {
             return;
         };
         problems_ui(ui, &table, data);
-        let fitted = match result {
-            Ok(f) => f.clone(),
-            Err(e) => {
-                ui.colored_label(ui.visuals().error_fg_color, format!("No fit: {e}"));
-                return;
+        // The fit's table, then the coefficients the chart, the scatter
+        // plot and "Use as energy" work on (the mixed model's fixed effects).
+        let (fitted, about) = match result {
+            Fitted::Ols(result) => {
+                model_line(ui, mixed::ONE_RATER_MODEL);
+                let fitted = match result {
+                    Ok(f) => f.clone(),
+                    Err(e) => {
+                        ui.colored_label(ui.visuals().error_fg_color, format!("No fit: {e}"));
+                        return;
+                    }
+                };
+                for w in &fitted.warnings {
+                    ui.colored_label(ui.visuals().warn_fg_color, format!("⚠ {w}"));
+                }
+                coef_table(ui, &fitted);
+                let about = format!(
+                    "Minus the rating predicted from {} on {} (R² {})",
+                    format::plural(fitted.n, "rating"),
+                    feature_list(&fitted),
+                    format::fixed(fitted.r2, 3)
+                );
+                (fitted, about)
             }
+            Fitted::Mixed(mixing) => match mixing.ui(ui) {
+                Some(shown) => shown,
+                None => return,
+            },
         };
-        for w in &fitted.warnings {
-            ui.colored_label(ui.visuals().warn_fg_color, format!("⚠ {w}"));
-        }
-        coef_table(ui, &fitted);
         ui.columns(2, |cols| {
             let ui = &mut cols[0];
             coef_chart(ui, &fitted);
@@ -192,17 +244,6 @@ impl BoafApp {
         // energy" will do: a new name each time, so refitting never clashes
         // with the last fit, and no copy of a fit already in use.
         let name = self.energies.free_name(&r.energy_name);
-        let about = format!(
-            "Minus the rating predicted from {} on {} (R² {})",
-            format::plural(fitted.n, "rating"),
-            fitted
-                .coefs
-                .iter()
-                .map(|c| c.name.as_str())
-                .collect::<Vec<_>>()
-                .join(", "),
-            format::fixed(fitted.r2, 3)
-        );
         let toml = fitted.to_energy_toml_over(&name, &about, data.cards);
         let same = same_energy(self.energies.book(), &toml);
         let mut use_it = false;
@@ -242,6 +283,12 @@ impl BoafApp {
             }
         }
     }
+}
+
+/// The features of a fit, comma-separated (for an energy's description).
+pub(super) fn feature_list(fit: &Fit) -> String {
+    let names: Vec<&str> = fit.coefs.iter().map(|c| c.name.as_str()).collect();
+    names.join(", ")
 }
 
 /// The rows skipped as unreadable, the rows the fit left out and why, and

@@ -6,8 +6,8 @@ use boaf_core::engine::feature::Feature;
 use boaf_core::format;
 use boaf_core::study::mixed::{self, Judgement, MixedFit, Model};
 use boaf_core::study::ratings::{ValueProblem, read_ratings};
-use boaf_core::study::reliability;
 use boaf_core::study::regress::{Coef, DEFAULT_FEATURES, Fit, table_data};
+use boaf_core::study::reliability;
 use clap::Args;
 use serde::Serialize;
 use std::io::Write;
@@ -85,11 +85,7 @@ pub fn regress(args: RegressArgs) -> Result<ExitCode> {
     for p in &data.problems {
         eprintln!("boaf: {}: {p}", args.file.display());
     }
-    let column = |name: &str| -> Vec<String> {
-        let text = |&row: &usize| table.text(row, name).unwrap_or("").to_string();
-        data.rows.iter().map(text).collect()
-    };
-    let (raters, puzzles) = (column("rater"), column("puzzle"));
+    let (raters, puzzles) = (data.texts(&table, "rater"), data.texts(&table, "puzzle"));
     let common = Common {
         file: args.file.display().to_string(),
         features: &features,

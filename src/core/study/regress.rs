@@ -278,6 +278,13 @@ pub struct FitData {
 }
 
 impl FitData {
+    /// The text of column `name` in each row used, in order ("" where the
+    /// table has none): the raters and puzzles the mixed model groups by.
+    pub fn texts(&self, table: &RatingsTable, name: &str) -> Vec<String> {
+        let text = |&row: &usize| table.text(row, name).unwrap_or("").to_string();
+        self.rows.iter().map(text).collect()
+    }
+
     /// One line saying how many rows were left out and why (`None` when
     /// every row was used).
     pub fn left_out_summary(&self) -> Option<String> {
