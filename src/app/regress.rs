@@ -35,8 +35,9 @@ pub(super) struct RegressPanel {
 
 /// The model fitted: chosen by the number of raters ([`mixed::choose`]).
 enum Fitted {
-    /// One rater: least squares, fitted at once (it is quick).
-    Ols(Result<Fit, RegressError>),
+    /// One rater: least squares, fitted at once (it is quick; boxed: it is
+    /// large beside a task).
+    Ols(Box<Result<Fit, RegressError>>),
     /// Several raters: the mixed model, fitted in the background.
     Mixed(Mixing),
 }
@@ -59,7 +60,7 @@ impl RegressPanel {
     /// The fit shown, if any.
     pub(super) fn fit(&self) -> Option<&Fit> {
         match &self.fit {
-            Some((Fitted::Ols(Ok(f)), _)) => Some(f),
+            Some((Fitted::Ols(f), _)) => f.as_ref().as_ref().ok(),
             _ => None,
         }
     }
@@ -105,11 +106,11 @@ impl RegressPanel {
                         let puzzles = d.texts(table, "puzzle");
                         Fitted::Mixed(Mixing::start(ctx, &self.chosen, &d, raters, puzzles))
                     } else {
-                        Fitted::Ols(fit(&self.chosen, &d.x, &d.y))
+                        Fitted::Ols(Box::new(fit(&self.chosen, &d.x, &d.y)))
                     };
                     (fitted, d)
                 }
-                Err(e) => (Fitted::Ols(Err(e)), FitData::default()),
+                Err(e) => (Fitted::Ols(Box::new(Err(e))), FitData::default()),
             }),
             _ => None,
         };
@@ -209,7 +210,7 @@ impl BoafApp {
         let (fitted, about) = match result {
             Fitted::Ols(result) => {
                 model_line(ui, mixed::ONE_RATER_MODEL);
-                let fitted = match result {
+                let fitted = match result.as_ref() {
                     Ok(f) => f.clone(),
                     Err(e) => {
                         ui.colored_label(ui.visuals().error_fg_color, format!("No fit: {e}"));

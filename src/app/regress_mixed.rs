@@ -17,8 +17,8 @@ pub(super) type Mixed = Result<(MixedFit, Judgement), RegressError>;
 pub(super) enum Mixing {
     /// Fitting in the background (REML and the null model for the ICC).
     Fitting(Task<Mixed>),
-    /// The fit, or why there is none.
-    Done(Mixed),
+    /// The fit, or why there is none (boxed: it is large beside a task).
+    Done(Box<Mixed>),
 }
 
 impl Mixing {
@@ -43,11 +43,10 @@ impl Mixing {
         if let Mixing::Fitting(task) = self {
             match task.poll() {
                 Poll::Pending => return None,
-                Poll::Done(m) => *self = Mixing::Done(m),
+                Poll::Done(m) => *self = Mixing::Done(Box::new(m)),
                 Poll::Stopped => {
-                    *self = Mixing::Done(Err(RegressError::Solver(
-                        "the mixed model's fit stopped".into(),
-                    )))
+                    let stopped = RegressError::Solver("the mixed model's fit stopped".into());
+                    *self = Mixing::Done(Box::new(Err(stopped)))
                 }
             }
         }
@@ -60,8 +59,8 @@ impl Mixing {
     /// The fit shown, if it has come and worked.
     pub(super) fn fit(&self) -> Option<(&MixedFit, &Judgement)> {
         match self {
-            Mixing::Done(Ok((m, j))) => Some((m, j)),
-            _ => None,
+            Mixing::Done(done) => done.as_ref().as_ref().ok().map(|(m, j)| (m, j)),
+            Mixing::Fitting(_) => None,
         }
     }
 
