@@ -445,26 +445,30 @@ fn coef_chart(ui: &mut egui::Ui, fit: &Fit) {
         });
 }
 
+/// A striped grid of `columns` columns, spaced as the panel's tables are.
+pub(super) fn table_grid(id: &str, columns: usize) -> egui::Grid {
+    egui::Grid::new(id)
+        .striped(true)
+        .num_columns(columns)
+        .spacing([24.0, 4.0])
+}
+
 /// The table of seed 001's Tables 1–4, with t and p and the fit's summary.
 fn coef_table(ui: &mut egui::Ui, fit: &Fit) {
-    egui::Grid::new("coef-table")
-        .striped(true)
-        .num_columns(5)
-        .spacing([24.0, 4.0])
-        .show(ui, |ui| {
-            for h in ["Feature", "Coefficient", "Std. Error", "t", "p"] {
-                ui.strong(h);
-            }
+    table_grid("coef-table", 5).show(ui, |ui| {
+        for h in ["Feature", "Coefficient", "Std. Error", "t", "p"] {
+            ui.strong(h);
+        }
+        ui.end_row();
+        for c in std::iter::once(&fit.intercept).chain(&fit.coefs) {
+            ui.label(&c.name);
+            ui.monospace(format::fixed(Some(c.estimate), 4));
+            ui.monospace(format::fixed(c.std_error, 4));
+            ui.monospace(format::fixed(c.t, 3));
+            ui.monospace(format::p_value(c.p));
             ui.end_row();
-            for c in std::iter::once(&fit.intercept).chain(&fit.coefs) {
-                ui.label(&c.name);
-                ui.monospace(format::fixed(Some(c.estimate), 4));
-                ui.monospace(format::fixed(c.std_error, 4));
-                ui.monospace(format::fixed(c.t, 3));
-                ui.monospace(format::p_value(c.p));
-                ui.end_row();
-            }
-        });
+        }
+    });
     ui.label(fit.summary());
 }
 

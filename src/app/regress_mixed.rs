@@ -3,6 +3,7 @@
 //! reliable the puzzle means are. Every figure's tooltip is the core's
 //! definition ([`mixed::FIGURES`]), the wording `boaf regress` prints.
 
+use super::regress::table_grid;
 use super::task::{Poll, Task};
 use boaf_core::format;
 use boaf_core::study::mixed::{self, Judgement, MixedFit};
@@ -120,52 +121,44 @@ fn number(ui: &mut egui::Ui, text: String, f: Figure) {
 /// The coefficients with estimate, SE, t, p and the ratings power wants,
 /// then the fit's summary.
 fn table(ui: &mut egui::Ui, m: &MixedFit) {
-    egui::Grid::new("mixed-table")
-        .striped(true)
-        .num_columns(6)
-        .spacing([24.0, 4.0])
-        .show(ui, |ui| {
-            ui.strong("Feature");
-            for f in [
-                mixed::ESTIMATE,
-                mixed::STD_ERROR,
-                mixed::T,
-                mixed::P,
-                reliability::MORE_RATINGS,
-            ] {
-                heading(ui, f);
-            }
+    table_grid("mixed-table", 6).show(ui, |ui| {
+        ui.strong("Feature");
+        for f in [
+            mixed::ESTIMATE,
+            mixed::STD_ERROR,
+            mixed::T,
+            mixed::P,
+            reliability::MORE_RATINGS,
+        ] {
+            heading(ui, f);
+        }
+        ui.end_row();
+        let rows = std::iter::once(&m.intercept).chain(&m.coefs);
+        for (c, more) in rows.zip(&m.more_ratings) {
+            ui.label(&c.name);
+            number(ui, format::fixed(Some(c.estimate), 4), mixed::ESTIMATE);
+            number(ui, format::fixed(c.std_error, 4), mixed::STD_ERROR);
+            number(ui, format::fixed(c.t, 3), mixed::T);
+            number(ui, format::p_value(c.p), mixed::P);
+            let more = more.map_or(format::MISSING.to_string(), |k| k.to_string());
+            number(ui, more, reliability::MORE_RATINGS);
             ui.end_row();
-            let rows = std::iter::once(&m.intercept).chain(&m.coefs);
-            for (c, more) in rows.zip(&m.more_ratings) {
-                ui.label(&c.name);
-                number(ui, format::fixed(Some(c.estimate), 4), mixed::ESTIMATE);
-                number(ui, format::fixed(c.std_error, 4), mixed::STD_ERROR);
-                number(ui, format::fixed(c.t, 3), mixed::T);
-                number(ui, format::p_value(c.p), mixed::P);
-                let more = more.map_or(format::MISSING.to_string(), |k| k.to_string());
-                number(ui, more, reliability::MORE_RATINGS);
-                ui.end_row();
-            }
-        });
+        }
+    });
     ui.label(m.summary());
 }
 
 /// The variance components, each with its share of the total.
 fn components(ui: &mut egui::Ui, m: &MixedFit) {
     ui.strong("Variance components");
-    egui::Grid::new("mixed-components")
-        .striped(true)
-        .num_columns(3)
-        .spacing([24.0, 4.0])
-        .show(ui, |ui| {
-            for (f, variance, share) in m.components.shares() {
-                heading(ui, f);
-                number(ui, format!("{variance:.4}"), f);
-                number(ui, format!("{:.0}%", 100.0 * share), mixed::SHARE);
-                ui.end_row();
-            }
-        });
+    table_grid("mixed-components", 3).show(ui, |ui| {
+        for (f, variance, share) in m.components.shares() {
+            heading(ui, f);
+            number(ui, format!("{variance:.4}"), f);
+            number(ui, format!("{:.0}%", 100.0 * share), mixed::SHARE);
+            ui.end_row();
+        }
+    });
 }
 
 /// How reliable the puzzle means are, and the R² they allow beside the
@@ -173,23 +166,19 @@ fn components(ui: &mut egui::Ui, m: &MixedFit) {
 fn reliability_ui(ui: &mut egui::Ui, judged: &Judgement) {
     ui.strong("Reliability of the puzzle means");
     let split = judged.split_half.as_ref();
-    egui::Grid::new("mixed-reliability")
-        .striped(true)
-        .num_columns(2)
-        .spacing([24.0, 4.0])
-        .show(ui, |ui| {
-            for (f, v) in [
-                (reliability::SPLIT_HALF_R, split.map(|s| s.r)),
-                (reliability::SPEARMAN_BROWN, split.map(|s| s.reliability)),
-                (reliability::ICC, judged.icc),
-                (reliability::R2_CEILING, judged.r2_ceiling),
-                (reliability::FEATURES_R2, judged.features_r2),
-            ] {
-                heading(ui, f);
-                number(ui, format::fixed(v, 3), f);
-                ui.end_row();
-            }
-        });
+    table_grid("mixed-reliability", 2).show(ui, |ui| {
+        for (f, v) in [
+            (reliability::SPLIT_HALF_R, split.map(|s| s.r)),
+            (reliability::SPEARMAN_BROWN, split.map(|s| s.reliability)),
+            (reliability::ICC, judged.icc),
+            (reliability::R2_CEILING, judged.r2_ceiling),
+            (reliability::FEATURES_R2, judged.features_r2),
+        ] {
+            heading(ui, f);
+            number(ui, format::fixed(v, 3), f);
+            ui.end_row();
+        }
+    });
     if let Some(s) = split {
         ui.weak(format!(
             "Split over the {} puzzles rated at least twice.",

@@ -739,6 +739,28 @@ fn crossed_ratings(root: &TempDir, one_rater: bool) -> PathBuf {
 /// The features the crossed ratings have (both among the default ones).
 const CROSSED_FEATURES: [&str; 2] = ["halfway_ratio", "rank_clusters"];
 
+/// The Regression panel over the crossed ratings, with the table and the
+/// rows a fit uses, read in the test.
+fn crossed_panel(
+    name: &str,
+    one_rater: bool,
+) -> (
+    TempDir,
+    Harness<'static, BoafApp>,
+    boaf_core::study::ratings::RatingsTable,
+    boaf_core::study::regress::FitData,
+) {
+    let root = temp_root(name);
+    let path = crossed_ratings(&root, one_rater);
+    let mut h = harness(&root);
+    h.get_by_label("Regression").click();
+    h.run();
+    let table = read_ratings(&path).unwrap();
+    let names: Vec<String> = CROSSED_FEATURES.map(String::from).to_vec();
+    let data = boaf_core::study::regress::table_data(&table, &names).unwrap();
+    (root, h, table, data)
+}
+
 /// Whether a label `value` sits in the row of a label `row` (the same height
 /// on screen): a value shown beside what it belongs to.
 fn shown_in_row(h: &Harness<'_, BoafApp>, row: &str, value: &str) -> bool {
@@ -754,21 +776,14 @@ fn shown_in_row(h: &Harness<'_, BoafApp>, row: &str, value: &str) -> bool {
 fn several_raters_get_the_mixed_model_with_variance_reliability_and_power() {
     use boaf_core::format;
     use boaf_core::study::mixed::{self, Model};
-    use boaf_core::study::regress::table_data;
     use boaf_core::study::reliability;
-    let root = temp_root("regress-mixed");
-    let path = crossed_ratings(&root, false);
-    let mut h = harness(&root);
-    h.get_by_label("Regression").click();
-    h.run();
+    let (root, mut h, table, data) = crossed_panel("regress-mixed", false);
     step_until(&mut h, Duration::from_secs(60), |app| {
         app.mixed_fit().is_some()
     });
     h.run();
     // What the core gives on the same rows.
-    let table = read_ratings(&path).unwrap();
     let names: Vec<String> = CROSSED_FEATURES.map(String::from).to_vec();
-    let data = table_data(&table, &names).unwrap();
     let (raters, puzzles) = (data.texts(&table, "rater"), data.texts(&table, "puzzle"));
     let Ok(Model::Mixed(m)) = mixed::choose(&names, &data.x, &data.y, &raters, &puzzles) else {
         panic!("several raters get the mixed model");
@@ -878,15 +893,9 @@ fn several_raters_get_the_mixed_model_with_variance_reliability_and_power() {
 #[test]
 fn one_rater_still_gets_the_least_squares_table() {
     use boaf_core::study::mixed;
-    use boaf_core::study::regress::{fit, table_data};
-    let root = temp_root("regress-one-rater");
-    let path = crossed_ratings(&root, true);
-    let mut h = harness(&root);
-    h.get_by_label("Regression").click();
-    h.run();
-    let table = read_ratings(&path).unwrap();
+    use boaf_core::study::regress::fit;
+    let (_root, h, _, data) = crossed_panel("regress-one-rater", true);
     let names: Vec<String> = CROSSED_FEATURES.map(String::from).to_vec();
-    let data = table_data(&table, &names).unwrap();
     let ols = fit(&names, &data.x, &data.y).unwrap();
     assert_eq!(h.state().fit(), Some(&ols));
     assert!(h.state().mixed_fit().is_none());
