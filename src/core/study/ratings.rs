@@ -360,6 +360,18 @@ impl RatingsStore {
     }
 }
 
+/// A whole ratings file (header and one row per rating) in this version's
+/// layout, as [`RatingsStore::append`] writes each row: a study's export.
+pub fn ratings_csv(ratings: &[Rating]) -> Result<Vec<u8>, RatingsError> {
+    let columns = header();
+    let mut out = record(&columns);
+    let store = RatingsStore::at(Path::new(""), columns);
+    for r in ratings {
+        out.extend(store.row_bytes(r)?);
+    }
+    Ok(out)
+}
+
 /// Rewrites a ratings file with every column of [`header`] (its own first,
 /// `timestamp` last), after copying it to a backup no earlier one is
 /// overwritten by. Returns the new columns and the backup.
