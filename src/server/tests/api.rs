@@ -1,0 +1,813 @@
+//! The JSON API in process (tower's `oneshot` over the router, each request
+//! from a given address): a full round from a study to its exported CSV,
+//! every refusal, the admin secret, idempotent retries, the hand-out order
+//! and the rate limits.
+
+use axum::Router;
+use axum::body::{Body, to_bytes};
+use axum::extract::connect_info::MockConnectInfo;
+use axum::http::{Request, StatusCode, header};
+use boaf_core::engine::deal::deal;
+use boaf_core::engine::features::Features;
+use boaf_core::engine::notation::to_compact;
+use boaf_core::engine::solver::{Verdict, solve};
+use boaf_core::engine::state::{Move, State};
+use boaf_core::generator::descent::SearchParams;
+use boaf_core::generator::pipeline::{Candidate, Source};
+use boaf_core::study::ratings::{parse_ratings, ratings_csv};
+use boaf_server::answers::NewStudy;
+use boaf_server::http::{CSP, Limits, Rate, Server, router};
+use boaf_server::store::Store;
+use serde_json::{Value, json};
+use std::net::SocketAddr;
+use std::sync::Arc;
+use tower::ServiceExt;
+
+/// A solvable deal and a solution of it.
+fn solvable(number: i32) -> Option<(State, Vec<Move>)> {
+    let d = deal(number);
+    match solve(&d) {
+        Ok(Verdict::Solvable(path)) => Some((d, path)),
+        _ => None,
+    }
+}
+
+/// The first `count` solvable deals, with their solutions.
+fn deals(count: usize) -> Vec<(State, Vec<Move>)> {
+    (0..).filter_map(solvable).take(count).collect()
+}
+
+/// A candidate of a deal with made-up features, as a store holds it.
+fn candidate(state: &State, k: usize) -> Candidate {
+    let features = Features {
+        n: 16,
+        solvable: true,
+        suit_diversity: 4,
+        rank_diversity: 3 + k as u32,
+        dominant_suit_ratio: 0.25,
+        rank_clusters: 2,
+        avg_flockability: 2.5,
+        depth1_ratio: Some(0.5),
+        depth2_ratio: Some(0.25),
+        depth3_ratio: None,
+        halfway_ratio: Some(k as f64 / 100.0),
+        midgame_tension: None,
+        playout_win_rate: Some(0.5),
+        greedy_wins: Some(true),
+        mcts_budget: Some(10),
+    };
+    Candidate {
+        puzzle: to_compact(state),
+        n: 16,
+        rows: 4,
+        cols: 4,
+        energy_name: "test".into(),
+        energy_id: "test-0".into(),
+        energy: 0.5,
+        search_energy: 0.5,
+        features,
+        seed: 1,
+        index: k,
+        params: SearchParams::paper(16),
+        trace: vec![],
+        evaluations: 0,
+        seconds: 0.1,
+        created: "2026-01-01T00:00:00Z".into(),
+        source: Source::Generated,
+    }
+}
+
+/// A test server: a temporary database with one study of `puzzles` deals.
+struct Test {
+    _dir: tempfile::TempDir,
+    db: std::path::PathBuf,
+    server: Arc<Server>,
+    secret: String,
+    deals: Vec<(State, Vec<Move>)>,
+}
+
+impl Test {
+    fn new(puzzles: usize, per_rater: u32, limits: Limits) -> Test {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("ratings/studies.sqlite");
+        let mut store = Store::open(&db).unwrap();
+        assert_eq!(store.journal_mode().unwrap(), "wal");
+        let deals = deals(puzzles);
+        let cands: Vec<Candidate> = deals
+            .iter()
+            .enumerate()
+            .map(|(k, d)| candidate(&d.0, k))
+            .collect();
+        let study = NewStudy {
+            name: "pilot".into(),
+            intro: "Play <b>each</b> puzzle & rate it.".into(),
+            per_rater,
+            completion_code: Some("C0DE42".into()),
+        };
+        store.create_study(&study, &cands).unwrap();
+        let secret = store.new_admin_secret().unwrap();
+        Test {
+            _dir: dir,
+            db,
+            server: Server::new(store, limits, Some(7)),
+            secret,
+            deals,
+        }
+    }
+
+    fn app(&self, from: &str) -> Router {
+        let addr: SocketAddr = format!("{from}:5000").parse().unwrap();
+        router(self.server.clone()).layer(MockConnectInfo(addr))
+    }
+
+    /// One request from 127.0.0.1: the status, the Set-Cookie, the body as JSON
+    /// (or as a string when it is not JSON).
+    async fn call(
+        &self,
+        method: &str,
+        uri: &str,
+        cookie: Option<&str>,
+        body: Option<&str>,
+    ) -> Reply {
+        self.call_from("127.0.0.1", method, uri, cookie, None, body)
+            .await
+    }
+
+    async fn call_from(
+        &self,
+        from: &str,
+        method: &str,
+        uri: &str,
+        cookie: Option<&str>,
+        bearer: Option<&str>,
+        body: Option<&str>,
+    ) -> Reply {
+        let mut req = Request::builder().method(method).uri(uri);
+        if let Some(c) = cookie {
+            req = req.header(header::COOKIE, c);
+        }
+        if let Some(b) = bearer {
+            req = req.header(header::AUTHORIZATION, format!("Bearer {b}"));
+        }
+        let req = req
+            .body(Body::from(body.unwrap_or("").to_string()))
+            .unwrap();
+        let res = self.app(from).oneshot(req).await.unwrap();
+        let status = res.status();
+        let headers = res.headers().clone();
+        let bytes = to_bytes(res.into_body(), 1 << 20).await.unwrap();
+        let text = String::from_utf8_lossy(&bytes).into_owned();
+        Reply {
+            status,
+            cookie: headers
+                .get(header::SET_COOKIE)
+                .map(|v| v.to_str().unwrap().to_string()),
+            headers,
+            json: serde_json::from_str(&text).unwrap_or(Value::String(text)),
+        }
+    }
+
+    /// Joins the study; returns the cookie to send.
+    async fn join(&self, query: &str, nickname: &str) -> (String, Value) {
+        let body = json!({ "nickname": nickname }).to_string();
+        let r = self
+            .call(
+                "POST",
+                &format!("/api/s/pilot/join{query}"),
+                None,
+                Some(&body),
+            )
+            .await;
+        assert_eq!(r.status, StatusCode::CREATED, "{}", r.json);
+        let set = r.cookie.expect("a cookie");
+        assert!(
+            set.contains("HttpOnly") && set.contains("SameSite=Strict"),
+            "{set}"
+        );
+        (set.split(';').next().unwrap().to_string(), r.json)
+    }
+
+    /// The next puzzle's id and its deal's index among the test's deals.
+    async fn next(&self, cookie: &str) -> Option<(i64, usize)> {
+        let r = self
+            .call("GET", "/api/s/pilot/next", Some(cookie), None)
+            .await;
+        assert_eq!(r.status, StatusCode::OK, "{}", r.json);
+        if r.json["status"] == "done" {
+            return None;
+        }
+        let puzzle = r.json["puzzle"].as_str().unwrap();
+        let k = self
+            .deals
+            .iter()
+            .position(|d| to_compact(&d.0) == puzzle)
+            .unwrap();
+        Some((r.json["id"].as_i64().unwrap(), k))
+    }
+
+    /// Ratings stored, counted in the database itself.
+    fn stored(&self) -> i64 {
+        let conn = rusqlite::Connection::open(&self.db).unwrap();
+        conn.query_row("SELECT COUNT(*) FROM ratings", [], |r| r.get(0))
+            .unwrap()
+    }
+}
+
+struct Reply {
+    status: StatusCode,
+    cookie: Option<String>,
+    headers: axum::http::HeaderMap,
+    json: Value,
+}
+
+/// The log of a win by the solution, with one move undone and played again.
+fn winning_log(path: &[Move]) -> Value {
+    let mut events = vec![json!({"kind": "move", "from": path[0].from, "to": path[0].to})];
+    events.push(json!({"kind": "undo"}));
+    events.extend(
+        path.iter()
+            .map(|m| json!({"kind": "move", "from": m.from, "to": m.to})),
+    );
+    json!({ "events": events, "active_ms": 42_000.0, "wall_ms": 50_000.0, "solved": true })
+}
+
+fn submission(id: &str, puzzle: i64, log: Value, rating: Value, notes: &str) -> String {
+    json!({ "submission": id, "puzzle": puzzle, "log": log, "rating": rating, "notes": notes })
+        .to_string()
+}
+
+/// Limits no test but the rate limit's reaches.
+fn lenient() -> Limits {
+    let many = Rate {
+        burst: 1e9,
+        per_second: 1e9,
+    };
+    Limits {
+        per_token: many,
+        per_address: many,
+        ..Limits::default()
+    }
+}
+
+const NOTES: &str = "<script>alert(1)</script> =1+1, \"quoted\"";
+
+#[tokio::test]
+async fn a_full_round_from_a_study_to_its_exported_rows() {
+    let t = Test::new(3, 2, lenient());
+    // The placeholder page escapes the intro, and every answer has the CSP.
+    let page = t.call("GET", "/s/pilot", None, None).await;
+    assert_eq!(page.status, StatusCode::OK);
+    let html = page.json.as_str().unwrap();
+    assert!(
+        html.contains("Play &lt;b&gt;each&lt;/b&gt; puzzle &amp; rate it.")
+            && html.contains("coming"),
+        "{html}"
+    );
+    assert_eq!(page.headers[header::CONTENT_SECURITY_POLICY], CSP);
+    let info = t.call("GET", "/api/s/pilot", None, None).await;
+    assert_eq!(info.json["per_rater"], 2);
+
+    let (ann, joined) = t.join("", "Ann").await;
+    assert_eq!(
+        (joined["rater"].as_str(), joined["nickname"].as_str()),
+        (Some("r1"), Some("Ann"))
+    );
+    let (prolific, joined) = t.join("?pid=PROLIFIC5f3c", "").await;
+    assert_eq!(joined["rater"], "PROLIFIC5f3c");
+    // Joining again with the cookie resumes the same rater.
+    let again = t.call("POST", "/api/s/pilot/join", Some(&ann), None).await;
+    assert_eq!(
+        (again.status, again.json["rater"].as_str()),
+        (StatusCode::OK, Some("r1"))
+    );
+
+    let mut expected = Vec::new();
+    for (who, cookie) in [("r1", &ann), ("PROLIFIC5f3c", &prolific)] {
+        for round in 0..2 {
+            let (id, k) = t.next(cookie).await.unwrap();
+            // Asked again before rating: the same puzzle (a reload resumes).
+            assert_eq!(t.next(cookie).await.unwrap().0, id);
+            let path = &t.deals[k].1;
+            let body = submission(
+                &format!("{who}-{round}"),
+                id,
+                winning_log(path),
+                json!(7),
+                NOTES,
+            );
+            let r = t
+                .call("POST", "/api/s/pilot/ratings", Some(cookie), Some(&body))
+                .await;
+            assert_eq!(r.status, StatusCode::CREATED, "{}", r.json);
+            // The record by hand: the first move, undone, then the solution.
+            let moves = 1 + path.len() as u64;
+            assert_eq!(
+                r.json["record"],
+                json!({"solved": true, "moves": moves, "undos": 1, "restarts": 0, "hints": 0,
+                       "solution_shown": false, "seconds": 42.0})
+            );
+            expected.push((who, to_compact(&t.deals[k].0), moves, k));
+        }
+        let done = t.call("GET", "/api/s/pilot/next", Some(cookie), None).await;
+        assert_eq!(
+            done.json,
+            json!({"status": "done", "completion_code": "C0DE42"})
+        );
+    }
+    let p = t
+        .call("GET", "/api/s/pilot/progress", Some(&ann), None)
+        .await;
+    assert_eq!(
+        (
+            p.json["rated"].as_u64(),
+            p.json["ratings"].as_array().unwrap().len()
+        ),
+        (Some(2), 2)
+    );
+    assert_eq!(p.json["ratings"][0]["notes"], NOTES);
+
+    // The export: today's ratings CSV, with every feature and the record.
+    let store = Store::open(&t.db).unwrap();
+    let csv = ratings_csv(&store.export("pilot").unwrap()).unwrap();
+    let table = parse_ratings(&csv, "export.csv").unwrap();
+    assert_eq!(table.rows.len(), 4);
+    for (row, (who, puzzle, moves, k)) in expected.iter().enumerate() {
+        assert_eq!(table.text(row, "rater"), Some(*who));
+        assert_eq!(table.text(row, "puzzle"), Some(puzzle.as_str()));
+        assert_eq!(table.number(row, "moves"), Some(*moves as f64));
+        assert_eq!(table.text(row, "undos"), Some("1"));
+        assert_eq!(table.text(row, "solved"), Some("true"));
+        assert_eq!(table.text(row, "seconds"), Some("42.0"));
+        assert_eq!(table.number(row, "rating"), Some(7.0));
+        assert_eq!(table.number(row, "halfway_ratio"), Some(*k as f64 / 100.0));
+        assert_eq!(table.text(row, "grid"), Some("4x4"));
+        assert_eq!(table.notes(row).unwrap(), NOTES);
+    }
+    // The note does not start with a formula character, so it is stored as typed;
+    // one that does is neutralised.
+    let text = String::from_utf8(csv).unwrap();
+    assert!(
+        text.contains("\"<script>alert(1)</script> =1+1, \"\"quoted\"\"\""),
+        "{text}"
+    );
+    assert_eq!(store.integrity_check().unwrap(), "ok");
+}
+
+#[tokio::test]
+async fn a_note_that_starts_a_formula_is_neutralised_in_the_export() {
+    let t = Test::new(1, 1, lenient());
+    let (c, _) = t.join("", "").await;
+    let (id, k) = t.next(&c).await.unwrap();
+    let body = submission(
+        "s1",
+        id,
+        winning_log(&t.deals[k].1),
+        json!(3.5),
+        "=1+1, \"x\"",
+    );
+    assert_eq!(
+        t.call("POST", "/api/s/pilot/ratings", Some(&c), Some(&body))
+            .await
+            .status,
+        StatusCode::CREATED
+    );
+    let store = Store::open(&t.db).unwrap();
+    let csv = ratings_csv(&store.export("pilot").unwrap()).unwrap();
+    let text = String::from_utf8(csv.clone()).unwrap();
+    assert!(text.contains("\"'=1+1, \"\"x\"\"\""), "{text}");
+    assert_eq!(
+        parse_ratings(&csv, "e").unwrap().notes(0).unwrap(),
+        "=1+1, \"x\""
+    );
+}
+
+#[tokio::test]
+async fn every_bad_request_is_refused_with_a_message_and_stores_nothing() {
+    let t = Test::new(3, 3, lenient());
+    let (c, _) = t.join("", "Bo").await;
+    let (id, k) = t.next(&c).await.unwrap();
+    let other = (1..=3).find(|&p| p != id).unwrap();
+    let path = t.deals[k].1.clone();
+    let good = winning_log(&path);
+    let mut illegal = good.clone();
+    illegal["events"][0] = json!({"kind": "move", "from": path[0].from, "to": path[0].from});
+    let mut unsolved = good.clone();
+    unsolved["events"].as_array_mut().unwrap().truncate(3);
+    let mut slow = good.clone();
+    slow["active_ms"] = json!(60_000.0);
+    let mut negative = good.clone();
+    negative["wall_ms"] = json!(-5);
+    let long_notes = "x".repeat(2_001);
+    let cases: Vec<(String, StatusCode, &str)> = vec![
+        (
+            "{ not json".into(),
+            StatusCode::BAD_REQUEST,
+            "the request body",
+        ),
+        (
+            r#"{"submission": 5, "puzzle": 1}"#.into(),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "invalid type",
+        ),
+        (
+            submission("a", id, good.clone(), json!(11), ""),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "from 0 to 10, not 11",
+        ),
+        (
+            submission("a", id, good.clone(), json!(-0.5), ""),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "from 0 to 10",
+        ),
+        (
+            submission("a", id, good.clone(), json!("7"), ""),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "invalid type",
+        ),
+        (
+            submission("a", id, good.clone(), json!(7), "")
+                .replace("\"rating\":7", "\"rating\":1e400"),
+            StatusCode::BAD_REQUEST,
+            "number out of range",
+        ),
+        (
+            submission("a", id, good.clone(), json!(7), "").replace(
+                &format!("\"puzzle\":{id}"),
+                "\"puzzle\":99999999999999999999999",
+            ),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "request body",
+        ),
+        (
+            submission("a", 999, good.clone(), json!(7), ""),
+            StatusCode::NOT_FOUND,
+            "no puzzle 999",
+        ),
+        (
+            submission("a", other, good.clone(), json!(7), ""),
+            StatusCode::FORBIDDEN,
+            "not handed to you",
+        ),
+        (
+            submission("a", id, illegal, json!(7), ""),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "event 0: the move",
+        ),
+        (
+            submission("a", id, unsolved, json!(7), ""),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "do not solve",
+        ),
+        (
+            submission("a", id, slow, json!(7), ""),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "longer than the wall time",
+        ),
+        (
+            submission("a", id, negative, json!(7), ""),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "impossible time",
+        ),
+        (
+            submission("a", id, good.clone(), json!(7), &long_notes),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "at most 2000",
+        ),
+        (
+            submission("a", id, good.clone(), json!(7), "bell\u{7}"),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "U+0007",
+        ),
+        (
+            submission("", id, good.clone(), json!(7), ""),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "submission id",
+        ),
+        (
+            submission("a", id, good.clone(), json!(7), "")
+                .replace("\"notes\"", "\"extra\":1,\"notes\""),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "unknown field",
+        ),
+        (
+            "x".repeat(70_000),
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "length limit",
+        ),
+    ];
+    for (body, status, says) in &cases {
+        let r = t
+            .call("POST", "/api/s/pilot/ratings", Some(&c), Some(body))
+            .await;
+        let message = r.json["error"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no error message: {}", r.json));
+        assert_eq!(
+            r.status,
+            *status,
+            "{message} for {}",
+            &body[..body.len().min(120)]
+        );
+        assert!(message.contains(says), "{message:?} lacks {says:?}");
+        assert_eq!(t.stored(), 0, "nothing stored for {message}");
+    }
+    // Who: no cookie, a forged one, an unknown study.
+    let body = submission("a", id, good.clone(), json!(7), "");
+    let r = t
+        .call("POST", "/api/s/pilot/ratings", None, Some(&body))
+        .await;
+    assert_eq!(r.status, StatusCode::UNAUTHORIZED);
+    let r = t
+        .call(
+            "POST",
+            "/api/s/pilot/ratings",
+            Some("boaf_pilot=0000"),
+            Some(&body),
+        )
+        .await;
+    assert_eq!(
+        (
+            r.status,
+            r.json["error"].as_str().unwrap().contains("join first")
+        ),
+        (StatusCode::UNAUTHORIZED, true)
+    );
+    let r = t.call("GET", "/api/s/nosuch/next", Some(&c), None).await;
+    assert_eq!(
+        r.status,
+        StatusCode::UNAUTHORIZED,
+        "no cookie for that study"
+    );
+    let r = t.call("POST", "/api/s/nosuch/join", None, None).await;
+    assert_eq!(
+        (r.status, r.json["error"].as_str()),
+        (StatusCode::NOT_FOUND, Some("no study named \"nosuch\""))
+    );
+    assert_eq!(
+        t.call("GET", "/nowhere", None, None).await.status,
+        StatusCode::NOT_FOUND
+    );
+    // Joining: a nickname too long or with control characters, a bad pid.
+    let long = json!({"nickname": "n".repeat(41)}).to_string();
+    for (query, body, says) in [
+        ("", long.as_str(), "at most 40"),
+        ("", r#"{"nickname": "a\u0000b"}"#, "control"),
+        ("?pid=a%26b", "", "participant id"),
+        ("", r#"{"nick": "x"}"#, "unknown field"),
+    ] {
+        let r = t
+            .call(
+                "POST",
+                &format!("/api/s/pilot/join{query}"),
+                None,
+                Some(body),
+            )
+            .await;
+        assert!(
+            r.status.is_client_error() && r.json["error"].as_str().unwrap().contains(says),
+            "{} {}",
+            r.status,
+            r.json
+        );
+    }
+    // The server kept serving: the good rating goes in, once.
+    let r = t
+        .call("POST", "/api/s/pilot/ratings", Some(&c), Some(&body))
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.json);
+    assert_eq!(t.stored(), 1);
+    // A second rating of the same puzzle, and a skip of it, are refused.
+    let second = submission("b", id, good.clone(), json!(5), "");
+    let r = t
+        .call("POST", "/api/s/pilot/ratings", Some(&c), Some(&second))
+        .await;
+    assert_eq!(
+        (r.status, r.json["error"].as_str()),
+        (
+            StatusCode::CONFLICT,
+            Some(format!("you rated puzzle {id} already").as_str())
+        )
+    );
+    let r = t
+        .call(
+            "POST",
+            "/api/s/pilot/skip",
+            Some(&c),
+            Some(&json!({"puzzle": id}).to_string()),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::CONFLICT);
+    // A skipped puzzle cannot be rated, and is never handed out again.
+    let (skipped, _) = t.next(&c).await.unwrap();
+    let r = t
+        .call(
+            "POST",
+            "/api/s/pilot/skip",
+            Some(&c),
+            Some(&json!({"puzzle": skipped}).to_string()),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.json);
+    let r = t
+        .call(
+            "POST",
+            "/api/s/pilot/ratings",
+            Some(&c),
+            Some(&submission("c", skipped, good, json!(5), "")),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::CONFLICT);
+    let (last, _) = t.next(&c).await.unwrap();
+    assert!(last != skipped && last != id);
+    // A closed study refuses raters.
+    Store::open(&t.db)
+        .unwrap()
+        .set_open("pilot", false)
+        .unwrap();
+    let r = t.call("GET", "/api/s/pilot/next", Some(&c), None).await;
+    assert_eq!(
+        (r.status, r.json["error"].as_str()),
+        (StatusCode::FORBIDDEN, Some("the study \"pilot\" is closed"))
+    );
+    assert_eq!(t.stored(), 1);
+}
+
+#[tokio::test]
+async fn a_retry_with_the_same_submission_id_stores_once_and_answers_the_same() {
+    let t = Test::new(2, 2, lenient());
+    let (c, _) = t.join("", "").await;
+    let (id, k) = t.next(&c).await.unwrap();
+    let body = submission("retry-1", id, winning_log(&t.deals[k].1), json!(6), "ok");
+    let first = t
+        .call("POST", "/api/s/pilot/ratings", Some(&c), Some(&body))
+        .await;
+    let second = t
+        .call("POST", "/api/s/pilot/ratings", Some(&c), Some(&body))
+        .await;
+    assert_eq!(first.status, StatusCode::CREATED);
+    assert_eq!((second.status, &second.json), (first.status, &first.json));
+    assert_eq!(t.stored(), 1);
+    // Another rater cannot use that id.
+    let (d, _) = t.join("", "").await;
+    let (id2, k2) = t.next(&d).await.unwrap();
+    let theirs = submission("retry-1", id2, winning_log(&t.deals[k2].1), json!(6), "");
+    let r = t
+        .call("POST", "/api/s/pilot/ratings", Some(&d), Some(&theirs))
+        .await;
+    assert_eq!(r.status, StatusCode::CONFLICT, "{}", r.json);
+    assert_eq!(t.stored(), 1);
+}
+
+#[tokio::test]
+async fn the_admin_endpoints_need_the_secret_and_count_per_puzzle_and_rater() {
+    let t = Test::new(2, 1, lenient());
+    let (c, _) = t.join("?pid=P1", "").await;
+    let (id, k) = t.next(&c).await.unwrap();
+    let body = submission("s", id, winning_log(&t.deals[k].1), json!(9), "");
+    t.call("POST", "/api/s/pilot/ratings", Some(&c), Some(&body))
+        .await;
+    let url = "/api/admin/s/pilot/counts";
+    let none = t.call_from("127.0.0.1", "GET", url, None, None, None).await;
+    assert_eq!(none.status, StatusCode::UNAUTHORIZED);
+    let wrong = t
+        .call_from("127.0.0.1", "GET", url, None, Some("guess"), None)
+        .await;
+    assert_eq!(wrong.status, StatusCode::FORBIDDEN);
+    // A rater's cookie is not the secret.
+    let rater = t
+        .call_from("127.0.0.1", "GET", url, Some(&c), None, None)
+        .await;
+    assert_eq!(rater.status, StatusCode::UNAUTHORIZED);
+    let r = t
+        .call_from("127.0.0.1", "GET", url, None, Some(&t.secret), None)
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.json);
+    let rated: Vec<u64> = r.json["puzzles"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["rated"].as_u64().unwrap())
+        .collect();
+    assert_eq!(rated.iter().sum::<u64>(), 1);
+    assert_eq!(r.json["puzzles"][(id - 1) as usize]["rated"], 1);
+    assert_eq!(
+        r.json["raters"],
+        json!([{"rater": "P1", "nickname": "", "rated": 1, "skipped": 0}])
+    );
+    let list = t
+        .call_from(
+            "127.0.0.1",
+            "GET",
+            "/api/admin/studies",
+            None,
+            Some(&t.secret),
+            None,
+        )
+        .await;
+    assert_eq!(
+        (
+            list.json[0]["name"].as_str(),
+            list.json[0]["ratings"].as_u64()
+        ),
+        (Some("pilot"), Some(1))
+    );
+    // Only the hash is stored.
+    let conn = rusqlite::Connection::open(&t.db).unwrap();
+    let stored: String = conn
+        .query_row("SELECT secret_sha256 FROM admin", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(stored, boaf_server::store::sha256_hex(&t.secret));
+    assert_ne!(stored, t.secret);
+}
+
+#[tokio::test]
+async fn puzzles_are_handed_out_least_rated_first_over_several_raters() {
+    let t = Test::new(4, 2, lenient());
+    let mut load = [0u32; 4];
+    for rater in 0..6 {
+        let (c, _) = t.join("", "").await;
+        let mut mine = Vec::new();
+        while let Some((id, k)) = t.next(&c).await {
+            // Least rated first: no puzzle is more than one rating ahead.
+            let least = *load.iter().min().unwrap();
+            assert_eq!(
+                load[k], least,
+                "rater {rater} got puzzle {k} with loads {load:?}"
+            );
+            assert!(!mine.contains(&id), "never the same puzzle twice");
+            mine.push(id);
+            let body = submission(
+                &format!("{rater}-{id}"),
+                id,
+                winning_log(&t.deals[k].1),
+                json!(5),
+                "",
+            );
+            assert_eq!(
+                t.call("POST", "/api/s/pilot/ratings", Some(&c), Some(&body))
+                    .await
+                    .status,
+                StatusCode::CREATED
+            );
+            load[k] += 1;
+        }
+        assert_eq!(mine.len(), 2, "puzzles per rater");
+    }
+    assert_eq!(load, [3, 3, 3, 3]);
+    // A puzzle handed out and not yet rated counts: two raters at once get two puzzles.
+    let (a, _) = t.join("", "").await;
+    let (b, _) = t.join("", "").await;
+    assert_ne!(t.next(&a).await.unwrap().0, t.next(&b).await.unwrap().0);
+}
+
+#[tokio::test]
+async fn too_many_requests_get_a_429_per_token_and_per_address() {
+    let limits = Limits {
+        per_token: Rate {
+            burst: 3.0,
+            per_second: 0.001,
+        },
+        per_address: Rate {
+            burst: 8.0,
+            per_second: 0.001,
+        },
+        ..Limits::default()
+    };
+    let t = Test::new(1, 1, limits);
+    let (c, _) = t.join("", "").await; // the address's first request
+    for _ in 0..3 {
+        assert_eq!(
+            t.call("GET", "/api/s/pilot/progress", Some(&c), None)
+                .await
+                .status,
+            StatusCode::OK
+        );
+    }
+    let r = t.call("GET", "/api/s/pilot/progress", Some(&c), None).await;
+    assert_eq!(r.status, StatusCode::TOO_MANY_REQUESTS);
+    assert!(
+        r.json["error"].as_str().unwrap().contains("rater token"),
+        "{}",
+        r.json
+    );
+    assert_eq!(r.headers[header::RETRY_AFTER], "1");
+    // Without the token, the address still has room, until it has none.
+    for _ in 0..3 {
+        assert_eq!(
+            t.call("GET", "/api/s/pilot", None, None).await.status,
+            StatusCode::OK
+        );
+    }
+    let r = t.call("GET", "/api/s/pilot", None, None).await;
+    assert_eq!(r.status, StatusCode::TOO_MANY_REQUESTS);
+    assert!(
+        r.json["error"].as_str().unwrap().contains("address"),
+        "{}",
+        r.json
+    );
+    // Another address is served.
+    let r = t
+        .call_from("10.0.0.2", "GET", "/api/s/pilot", None, None, None)
+        .await;
+    assert_eq!(r.status, StatusCode::OK);
+}
