@@ -332,23 +332,7 @@ fn generate_and_list_puzzles() {
     let dir = TempDir::new("cli-gen");
     let file = dir.join("n6.jsonl");
     let f = file.to_str().unwrap();
-    let gen_args = [
-        "generate",
-        "-n",
-        "6",
-        "--count",
-        "4",
-        "--energy",
-        "E2",
-        "--seed",
-        "11",
-        "--iterations",
-        "200",
-        "--workers",
-        "2",
-        "--out",
-        f,
-    ];
+    let gen_args = small_batch(f);
     let out = boaf(&gen_args, "");
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(text(&out.stderr).contains("seed 11"));
@@ -987,30 +971,32 @@ fn features_print_the_readme_table_and_every_help_lists_them() {
     }
 }
 
+/// `boaf generate`'s arguments for a quick batch of 6-card puzzles into `out`.
+fn small_batch(out: &str) -> [&str; 15] {
+    [
+        "generate",
+        "-n",
+        "6",
+        "--count",
+        "4",
+        "--energy",
+        "E2",
+        "--seed",
+        "11",
+        "--iterations",
+        "200",
+        "--workers",
+        "2",
+        "--out",
+        out,
+    ]
+}
+
 /// A study made from a generated store: its database, and the store.
 fn study_folder(dir: &TempDir) -> (String, String) {
     let store = dir.join("n6.jsonl");
     let s = store.to_str().unwrap();
-    let out = boaf(
-        &[
-            "generate",
-            "-n",
-            "6",
-            "--count",
-            "4",
-            "--energy",
-            "E2",
-            "--seed",
-            "11",
-            "--iterations",
-            "200",
-            "--workers",
-            "2",
-            "--out",
-            s,
-        ],
-        "",
-    );
+    let out = boaf(&small_batch(s), "");
     assert!(out.status.success(), "{}", text(&out.stderr));
     std::fs::write(dir.join("intro.txt"), "Play, then rate <b>each</b>.").unwrap();
     let db = dir.join("ratings/studies.sqlite");

@@ -4,7 +4,7 @@
 
 use boaf_core::study::play_log::PlayLog;
 use boaf_core::study::ratings::PlayRecord;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// What a new study is.
 #[derive(Clone, Debug)]
@@ -84,10 +84,12 @@ pub enum Next {
     },
 }
 
-/// A rating as a rater submits it.
-#[derive(Clone, Debug)]
+/// A rating as a rater submits it (the JSON body of a submission).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Submission {
     /// The client-made id that makes a retry store once.
+    #[serde(rename = "submission")]
     pub id: String,
     /// The puzzle's id in the study.
     pub puzzle: i64,
@@ -96,6 +98,7 @@ pub struct Submission {
     /// The rating, 0 to 10.
     pub rating: f64,
     /// The notes as typed.
+    #[serde(default)]
     pub notes: String,
 }
 
@@ -107,40 +110,7 @@ pub struct Stored {
     /// The puzzle's id in the study.
     pub puzzle: i64,
     /// The play record the replay derived.
-    pub record: Record,
-}
-
-/// A play record as the API shows it.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Record {
-    /// Solved by the rater.
-    pub solved: bool,
-    /// The rater's moves.
-    pub moves: u32,
-    /// The rater's undos.
-    pub undos: u32,
-    /// The rater's restarts.
-    pub restarts: u32,
-    /// Hints shown.
-    pub hints: u32,
-    /// Whether the solution was shown.
-    pub solution_shown: bool,
-    /// Seconds of active play.
-    pub seconds: f64,
-}
-
-impl From<&PlayRecord> for Record {
-    fn from(p: &PlayRecord) -> Record {
-        Record {
-            solved: p.solved,
-            moves: p.moves,
-            undos: p.undos,
-            restarts: p.restarts,
-            hints: p.hints,
-            solution_shown: p.solution_shown,
-            seconds: p.seconds,
-        }
-    }
+    pub record: PlayRecord,
 }
 
 /// A rater's own progress.

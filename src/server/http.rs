@@ -27,7 +27,6 @@ use axum::middleware::{self, Next as Continue};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use boaf_core::study::play_log::PlayLog;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use serde::Deserialize;
@@ -372,15 +371,15 @@ async fn next(
     ))
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct SubmitBody {
-    submission: String,
-    puzzle: i64,
-    log: PlayLog,
-    rating: f64,
-    #[serde(default)]
-    notes: String,
+/// The rater a request comes from and its JSON body.
+async fn rater_and_body<T: DeserializeOwned>(
+    server: &Arc<Server>,
+    headers: &HeaderMap,
+    study: &str,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<(Rater, T), ApiError> {
+    let r = rater(server, headers, study).await?;
+    Ok((r, read_json(body)?))
 }
 
 async fn submit(
@@ -389,15 +388,7 @@ async fn submit(
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
-    let r = rater(&server, &headers, &study).await?;
-    let b: SubmitBody = read_json(body)?;
-    let sub = Submission {
-        id: b.submission,
-        puzzle: b.puzzle,
-        log: b.log,
-        rating: b.rating,
-        notes: b.notes,
-    };
+    let (r, sub): (Rater, Submission) = rater_and_body(&server, &headers, &study, body).await?;
     let stored = server
         .with_store(move |s, _| s.submit(&study, &r, &sub))
         .await?;
@@ -417,8 +408,7 @@ async fn skip(
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
-    let r = rater(&server, &headers, &study).await?;
-    let b: SkipBody = read_json(body)?;
+    let (r, b): (Rater, SkipBody) = rater_and_body(&server, &headers, &study, body).await?;
     server
         .with_store(move |s, _| s.skip(&study, &r, b.puzzle))
         .await?;
@@ -491,10 +481,11 @@ async fn rate_limit(
         let mut buckets = server.buckets.lock().unwrap_or_else(|p| p.into_inner());
         let address = buckets.take(format!("address {}", addr.ip()), limits.per_address, now);
         // Every bucket is charged, so no cookie is a way around another.
-        let tokens = tokens
+        let charged: Vec<bool> = tokens
             .into_iter()
             .map(|t| buckets.take(t, limits.per_token, now))
-            .fold(true, |all, ok| all && ok);
+            .collect();
+        let tokens = charged.iter().all(|&ok| ok);
         if !address {
             Some("too many requests from your address")
         } else if !tokens {

@@ -6,8 +6,8 @@
 //! the HTTP server store by the same rules, and nothing partial is stored.
 
 use crate::answers::{
-    Counts, Handed, NewStudy, Next, OwnRating, Progress, PuzzleCount, Rater, RaterCount, Record,
-    Stored, Study, Submission,
+    Counts, Handed, NewStudy, Next, OwnRating, Progress, PuzzleCount, Rater, RaterCount, Stored,
+    Study, Submission,
 };
 use crate::limits::{check_nickname, check_notes, check_pid, check_study_name};
 use boaf_core::engine::features::Features;
@@ -541,15 +541,7 @@ impl Store {
                         Stored {
                             rating_id: r.get(0)?,
                             puzzle: r.get(2)?,
-                            record: Record {
-                                solved: r.get(3)?,
-                                moves: r.get(4)?,
-                                undos: r.get(5)?,
-                                restarts: r.get(6)?,
-                                hints: r.get(7)?,
-                                solution_shown: r.get(8)?,
-                                seconds: r.get(9)?,
-                            },
+                            record: play_record(r, 3)?,
                         },
                     ))
                 },
@@ -607,7 +599,7 @@ impl Store {
         Ok(Stored {
             rating_id,
             puzzle: s.puzzle,
-            record: Record::from(&play),
+            record: play,
         })
     }
 
@@ -723,15 +715,7 @@ impl Store {
                 features,
                 rating: r.get(5)?,
                 notes: r.get(6)?,
-                play: PlayRecord {
-                    solved: r.get(7)?,
-                    moves: r.get(8)?,
-                    undos: r.get(9)?,
-                    restarts: r.get(10)?,
-                    hints: r.get(11)?,
-                    solution_shown: r.get(12)?,
-                    seconds: r.get(13)?,
-                },
+                play: play_record(r, 7)?,
                 rater: rater_id(r.get(14)?, r.get(15)?),
                 timestamp: r.get(16)?,
             })
@@ -755,6 +739,20 @@ fn handed(r: &rusqlite::Row) -> rusqlite::Result<Handed> {
         rows: r.get(2)?,
         cols: r.get(3)?,
         position: r.get(4)?,
+    })
+}
+
+/// The play record in a row's columns from `first` on: solved, moves,
+/// undos, restarts, hints, solution_shown, seconds (the ratings table's order).
+fn play_record(r: &rusqlite::Row, first: usize) -> rusqlite::Result<PlayRecord> {
+    Ok(PlayRecord {
+        solved: r.get(first)?,
+        moves: r.get(first + 1)?,
+        undos: r.get(first + 2)?,
+        restarts: r.get(first + 3)?,
+        hints: r.get(first + 4)?,
+        solution_shown: r.get(first + 5)?,
+        seconds: r.get(first + 6)?,
     })
 }
 

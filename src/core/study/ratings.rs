@@ -79,7 +79,7 @@ pub struct Rating {
 
 /// What a rater did while playing a puzzle, saved with the rating: exactly
 /// the person's own play, never the solution replay's.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct PlayRecord {
     /// Whether the rater solved the puzzle themselves before rating it (a
     /// solve by the solution replay does not count).
