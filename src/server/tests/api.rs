@@ -811,3 +811,80 @@ async fn too_many_requests_get_a_429_per_token_and_per_address() {
         .await;
     assert_eq!(r.status, StatusCode::OK);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn raters_at_once_each_store_once_and_spread_over_the_puzzles() {
+    let t = Arc::new(Test::new(4, 2, lenient()));
+    let mut cookies = Vec::new();
+    for _ in 0..16 {
+        cookies.push(t.join("", "").await.0);
+    }
+    let mut tasks = Vec::new();
+    for (n, c) in cookies.into_iter().enumerate() {
+        let t = t.clone();
+        tasks.push(tokio::spawn(async move {
+            while let Some((id, k)) = t.next(&c).await {
+                let body = submission(
+                    &format!("{n}-{id}"),
+                    id,
+                    winning_log(&t.deals[k].1),
+                    json!(n % 11),
+                    "",
+                );
+                // Sent twice at once, as a retry racing the first try.
+                let (a, b) = tokio::join!(
+                    t.call("POST", "/api/s/pilot/ratings", Some(&c), Some(&body)),
+                    t.call("POST", "/api/s/pilot/ratings", Some(&c), Some(&body))
+                );
+                assert_eq!(
+                    (a.status, b.status),
+                    (StatusCode::CREATED, StatusCode::CREATED)
+                );
+                assert_eq!(a.json, b.json);
+            }
+        }));
+    }
+    for task in tasks {
+        task.await.unwrap();
+    }
+    assert_eq!(t.stored(), 32);
+    let r = t
+        .call_from(
+            "127.0.0.1",
+            "GET",
+            "/api/admin/s/pilot/counts",
+            None,
+            Some(&t.secret),
+            None,
+        )
+        .await;
+    let rated: Vec<u64> = r.json["puzzles"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["rated"].as_u64().unwrap())
+        .collect();
+    assert_eq!(rated, [8, 8, 8, 8]);
+    assert_eq!(Store::open(&t.db).unwrap().integrity_check().unwrap(), "ok");
+}
+
+#[test]
+fn a_database_from_a_newer_boaf_is_refused_and_the_schema_is_versioned() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("studies.sqlite");
+    drop(Store::open(&db).unwrap());
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let v: i64 = conn
+        .query_row("SELECT version FROM schema_version", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(v, boaf_server::store::SCHEMA_VERSION);
+    conn.execute("UPDATE schema_version SET version = 99", [])
+        .unwrap();
+    drop(conn);
+    let err = Store::open(&db).err().unwrap();
+    assert_eq!(
+        err.to_string(),
+        "the study database has schema 99; this boaf reads schema 1"
+    );
+    assert!(!err.is_refusal());
+}
