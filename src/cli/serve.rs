@@ -231,6 +231,12 @@ fn print_ready(db: &std::path::Path, bound: std::net::SocketAddr, studies: &[Stu
     if studies.is_empty() {
         println!("no studies yet: make one with `boaf study create`");
     }
+    if bound.ip().is_unspecified() {
+        println!(
+            "listening on every address of this machine: in the links, put its LAN address for {}",
+            bound.ip()
+        );
+    }
     for s in studies {
         let state = if s.open { "" } else { " (closed)" };
         println!(

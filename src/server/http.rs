@@ -183,9 +183,11 @@ impl From<StoreError> for ApiError {
             E::NoStudy(_) | E::UnknownPuzzle(_) => StatusCode::NOT_FOUND,
             E::UnknownRater => StatusCode::UNAUTHORIZED,
             E::Closed(_) | E::NotHanded(_) => StatusCode::FORBIDDEN,
-            E::StudyExists(_) | E::AlreadyRated(_) | E::WasSkipped(_) | E::SubmissionReused(_) => {
-                StatusCode::CONFLICT
-            }
+            E::StudyExists(_)
+            | E::PidTaken(_)
+            | E::AlreadyRated(_)
+            | E::WasSkipped(_)
+            | E::SubmissionReused(_) => StatusCode::CONFLICT,
             E::BadStudy(_) | E::Invalid(_) | E::Log(_) => StatusCode::UNPROCESSABLE_ENTITY,
         };
         ApiError::new(status, e.to_string())

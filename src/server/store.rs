@@ -60,6 +60,7 @@ CREATE TABLE raters (
     pid TEXT,
     created TEXT NOT NULL
 );
+CREATE UNIQUE INDEX raters_by_pid ON raters (study, pid) WHERE pid IS NOT NULL;
 CREATE TABLE assignments (
     rater INTEGER NOT NULL REFERENCES raters(id),
     puzzle INTEGER NOT NULL REFERENCES puzzles(id),
@@ -111,6 +112,9 @@ pub enum StoreError {
     /// The study is closed to raters.
     #[error("the study {0:?} is closed")]
     Closed(String),
+    /// An external participant id that joined the study already.
+    #[error("participant {0:?} has joined this study already: go on in the browser you started in")]
+    PidTaken(String),
     /// A token that belongs to no rater of the study.
     #[error("no rater of this study has that token: join first")]
     UnknownRater,
@@ -382,6 +386,15 @@ impl Store {
         let nickname = check_nickname(nickname).map_err(StoreError::Invalid)?;
         if let Some(pid) = pid {
             check_pid(pid).map_err(StoreError::Invalid)?;
+            // One rater per participant: a second join would rate twice under one id.
+            let taken: bool = self.conn.query_row(
+                "SELECT EXISTS (SELECT 1 FROM raters WHERE study = ?1 AND pid = ?2)",
+                params![study.id, pid],
+                |r| r.get(0),
+            )?;
+            if taken {
+                return Err(StoreError::PidTaken(pid.to_string()));
+            }
         }
         let token = random_secret();
         self.conn.execute(

@@ -275,6 +275,17 @@ async fn a_full_round_from_a_study_to_its_exported_rows() {
     let (prolific, joined) = t.join("?pid=PROLIFIC5f3c", "").await;
     assert_eq!(joined["rater"], "PROLIFIC5f3c");
     // Joining again with the cookie resumes the same rater.
+    // A participant id joins once: a second browser would rate twice under it.
+    let twice = t
+        .call("POST", "/api/s/pilot/join?pid=PROLIFIC5f3c", None, None)
+        .await;
+    assert_eq!(twice.status, StatusCode::CONFLICT, "{}", twice.json);
+    assert!(
+        twice.json["error"]
+            .as_str()
+            .unwrap()
+            .contains("joined this study already")
+    );
     let again = t.call("POST", "/api/s/pilot/join", Some(&ann), None).await;
     assert_eq!(
         (again.status, again.json["rater"].as_str()),
