@@ -39,7 +39,8 @@ pub enum PlayEvent {
     Restart,
     /// A hint shown (a move, or "no solution from here").
     Hint,
-    /// The solution shown.
+    /// The solution shown (its replay's moves are not the rater's and are
+    /// not logged).
     Solution,
 }
 
@@ -135,13 +136,16 @@ pub fn replay(deal: State, log: &PlayLog) -> Result<PlayRecord, PlayLogError> {
                     .play(mv)
                     .map_err(|reason| PlayLogError::IllegalMove { event, mv, reason })?;
             }
-            PlayEvent::Undo if !session.game.undo() => {
-                return Err(PlayLogError::NothingToUndo(event));
+            PlayEvent::Undo => {
+                if !session.game.undo() {
+                    return Err(PlayLogError::NothingToUndo(event));
+                }
             }
-            PlayEvent::Redo if !session.game.redo() => {
-                return Err(PlayLogError::NothingToRedo(event));
+            PlayEvent::Redo => {
+                if !session.game.redo() {
+                    return Err(PlayLogError::NothingToRedo(event));
+                }
             }
-            PlayEvent::Undo | PlayEvent::Redo => {}
             PlayEvent::Restart => session.game.restart(),
             PlayEvent::Hint => session.hints += 1,
             PlayEvent::Solution => session.solution_shown = true,
