@@ -6,6 +6,7 @@
 use super::generator::parse_where;
 use anyhow::{Context, Result, bail};
 use boaf_core::durable::write_atomically;
+use boaf_core::engine::feature::Feature;
 use boaf_core::folder::Folder;
 use boaf_core::generator::energy::holds;
 use boaf_core::generator::store::read_store;
@@ -50,6 +51,7 @@ pub struct StudyArgs {
 #[derive(Subcommand)]
 enum StudyCommand {
     /// Make a study from the puzzles of stores (all, or those where a condition holds)
+    #[command(after_help = Feature::help())]
     Create(CreateArgs),
     /// List the studies with their puzzles, raters and ratings
     List,
