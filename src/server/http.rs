@@ -460,6 +460,13 @@ async fn not_found() -> ApiError {
     ApiError::new(StatusCode::NOT_FOUND, "no such page or endpoint")
 }
 
+async fn wrong_method() -> ApiError {
+    ApiError::new(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "this endpoint does not take that method (GET reads, POST sends)",
+    )
+}
+
 /// Takes one request from the address's bucket and the token's (when the
 /// request carries a rater cookie), or answers 429 with when to retry.
 async fn rate_limit(
@@ -546,7 +553,8 @@ pub fn router(server: Arc<Server>) -> Router {
         .route("/api/s/{study}/progress", get(progress))
         .route("/api/admin/studies", get(studies))
         .route("/api/admin/s/{study}/counts", get(counts))
-        .fallback(not_found);
+        .fallback(not_found)
+        .method_not_allowed_fallback(wrong_method);
     api.layer(middleware::from_fn_with_state(server.clone(), rate_limit))
         .layer(DefaultBodyLimit::max(server.limits.body_bytes))
         .layer(middleware::map_response(secure))

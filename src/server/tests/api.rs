@@ -558,6 +558,13 @@ async fn every_bad_request_is_refused_with_a_message_and_stores_nothing() {
         t.call("GET", "/nowhere", None, None).await.status,
         StatusCode::NOT_FOUND
     );
+    let r = t.call("GET", "/api/s/pilot/ratings", Some(&c), None).await;
+    assert_eq!(r.status, StatusCode::METHOD_NOT_ALLOWED);
+    assert!(
+        r.json["error"].as_str().unwrap().contains("method"),
+        "{}",
+        r.json
+    );
     // Joining: a nickname too long or with control characters, a bad pid.
     let long = json!({"nickname": "n".repeat(41)}).to_string();
     for (query, body, says) in [
