@@ -69,6 +69,9 @@ pub struct Handed {
     pub cols: u32,
     /// Its place in the rater's list, from 1.
     pub position: u32,
+    /// Each cell's card as the app shows it (`10♥`), row by row; `null`
+    /// for an empty cell.
+    pub cards: Vec<Option<String>>,
 }
 
 /// What a rater gets next.

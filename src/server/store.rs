@@ -10,6 +10,7 @@ use crate::answers::{
     Study, Submission,
 };
 use crate::limits::{check_nickname, check_notes, check_pid, check_study_name};
+use boaf_core::engine::card::Card;
 use boaf_core::engine::features::Features;
 use boaf_core::engine::notation::parse_state;
 use boaf_core::engine::state::{Grid, State};
@@ -447,17 +448,16 @@ impl Store {
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let current = tx
+        let current: Option<i64> = tx
             .query_row(
-                "SELECT p.id, p.puzzle, p.rows, p.cols, a.position FROM assignments a
-                 JOIN puzzles p ON p.id = a.puzzle WHERE a.rater = ?1 AND a.state = 'open'
-                 ORDER BY a.position LIMIT 1",
+                "SELECT puzzle FROM assignments WHERE rater = ?1 AND state = 'open'
+                 ORDER BY position LIMIT 1",
                 [rater.id],
-                handed,
+                |r| r.get(0),
             )
             .optional()?;
-        if let Some(h) = current {
-            return Ok(Next::Puzzle(h));
+        if let Some(p) = current {
+            return Ok(Next::Puzzle(handed(&tx, rater, p)?));
         }
         let had: u32 = tx.query_row(
             "SELECT COUNT(*) FROM assignments WHERE rater = ?1",
@@ -490,12 +490,7 @@ impl Store {
              VALUES (?1, ?2, ?3, 'open', ?4)",
             params![rater.id, puzzle, had + 1, utc_now()],
         )?;
-        let h = tx.query_row(
-            "SELECT p.id, p.puzzle, p.rows, p.cols, a.position FROM assignments a
-             JOIN puzzles p ON p.id = a.puzzle WHERE a.rater = ?1 AND a.puzzle = ?2",
-            params![rater.id, puzzle],
-            handed,
-        )?;
+        let h = handed(&tx, rater, puzzle)?;
         tx.commit()?;
         Ok(Next::Puzzle(h))
     }
@@ -744,14 +739,22 @@ impl Store {
     }
 }
 
-/// A handed-out puzzle from a row of (id, puzzle, rows, cols, position).
-fn handed(r: &rusqlite::Row) -> rusqlite::Result<Handed> {
+/// A puzzle handed to a rater, with its cards as the app shows them.
+fn handed(conn: &Connection, rater: &Rater, puzzle: i64) -> Result<Handed, StoreError> {
+    let (text, position): (String, u32) = conn.query_row(
+        "SELECT p.puzzle, a.position FROM assignments a JOIN puzzles p ON p.id = a.puzzle
+         WHERE a.rater = ?1 AND a.puzzle = ?2",
+        params![rater.id, puzzle],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )?;
+    let state = puzzle_state(conn, puzzle)?;
     Ok(Handed {
-        id: r.get(0)?,
-        puzzle: r.get(1)?,
-        rows: r.get(2)?,
-        cols: r.get(3)?,
-        position: r.get(4)?,
+        id: puzzle,
+        puzzle: text,
+        rows: state.grid().rows() as u32,
+        cols: state.grid().cols() as u32,
+        position,
+        cards: state.tops().iter().map(|c| c.map(Card::face)).collect(),
     })
 }
 
