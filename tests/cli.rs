@@ -1181,8 +1181,14 @@ fn serve_prints_the_link_and_the_secret_answers_and_stops_on_sigint() {
         "",
     );
     assert!(out.status.success(), "{}", text(&out.stderr));
+    let out = boaf(&["serve", "--per-rater", "0", "--db", &db], "");
+    assert!(
+        text(&out.stderr).contains("--per-rater is a number of requests a second above 0"),
+        "{}",
+        text(&out.stderr)
+    );
     let mut child = Command::new(env!("CARGO_BIN_EXE_boaf"))
-        .args(["serve", "--port", "0", "--db", &db])
+        .args(["serve", "--port", "0", "--per-address", "500", "--db", &db])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()

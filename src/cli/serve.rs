@@ -203,6 +203,13 @@ pub struct ServeArgs {
     /// for a LAN, or a TLS reverse proxy for the internet
     #[arg(long, default_value = "127.0.0.1")]
     bind: std::net::IpAddr,
+    /// Requests a second allowed from one address, on average (bursts of
+    /// three seconds' worth). Behind a reverse proxy every rater has its address
+    #[arg(long, default_value_t = 100.0)]
+    per_address: f64,
+    /// Requests a second allowed per rater, on average (bursts of six seconds' worth)
+    #[arg(long, default_value_t = 5.0)]
+    per_rater: f64,
     #[command(flatten)]
     db: DbArg,
 }
@@ -212,11 +219,20 @@ pub struct ServeArgs {
 #[cfg(feature = "serve")]
 pub fn serve(args: ServeArgs) -> Result<ExitCode> {
     use boaf_server::http::{Limits, Server, run_until_interrupted};
+    for (flag, rate) in [
+        ("--per-address", args.per_address),
+        ("--per-rater", args.per_rater),
+    ] {
+        if !(rate.is_finite() && rate > 0.0) {
+            bail!("{flag} is a number of requests a second above 0, not {rate}");
+        }
+    }
+    let limits = Limits::with_rates(args.per_address, args.per_rater);
     let mut store = args.db.open()?;
     let studies = store.studies()?;
     let secret = store.new_admin_secret()?;
     let db = args.db.path();
-    let server = Server::new(store, Limits::default(), None);
+    let server = Server::new(store, limits, None);
     let addr = std::net::SocketAddr::new(args.bind, args.port);
     run_until_interrupted(addr, server, |bound| {
         print_ready(&db, bound, &studies, &secret);

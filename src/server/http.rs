@@ -65,20 +65,29 @@ pub struct Limits {
     pub per_address: Rate,
 }
 
-impl Default for Limits {
-    fn default() -> Limits {
+impl Limits {
+    /// Limits of `per_address` and `per_token` requests a second on
+    /// average, in bursts of 3 and 6 seconds' worth, and a 64 KB body (a
+    /// play log of a long play is a few kilobytes).
+    pub fn with_rates(per_address: f64, per_token: f64) -> Limits {
         Limits {
-            // A play log of a long play is a few kilobytes.
             body_bytes: 64 * 1024,
             per_token: Rate {
-                burst: 30.0,
-                per_second: 5.0,
+                burst: 6.0 * per_token,
+                per_second: per_token,
             },
             per_address: Rate {
-                burst: 300.0,
-                per_second: 100.0,
+                burst: 3.0 * per_address,
+                per_second: per_address,
             },
         }
+    }
+}
+
+impl Default for Limits {
+    /// `boaf serve`'s defaults: 100 requests a second per address, 5 per rater.
+    fn default() -> Limits {
+        Limits::with_rates(100.0, 5.0)
     }
 }
 
