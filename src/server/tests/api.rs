@@ -187,6 +187,13 @@ impl Test {
         (set.split(';').next().unwrap().to_string(), r.json)
     }
 
+    /// A new rater's cookie, first puzzle's id and its deal's index.
+    async fn first_puzzle(&self, query: &str, nickname: &str) -> (String, i64, usize) {
+        let (cookie, _) = self.join(query, nickname).await;
+        let (id, k) = self.next(&cookie).await.expect("a puzzle");
+        (cookie, id, k)
+    }
+
     /// The next puzzle's id and its deal's index among the test's deals.
     async fn next(&self, cookie: &str) -> Option<(i64, usize)> {
         let r = self
@@ -217,6 +224,44 @@ impl Test {
         Some((r.json["id"].as_i64().unwrap(), k))
     }
 
+    /// The body of a rating of puzzle `id` (the test's deal `k`) won by
+    /// its solution.
+    fn won(&self, submission_id: &str, id: i64, k: usize, rating: Value, notes: &str) -> String {
+        submission(
+            submission_id,
+            id,
+            winning_log(&self.deals[k].1),
+            rating,
+            notes,
+        )
+    }
+
+    /// Sends a rating with the rater's cookie.
+    async fn rate(&self, cookie: &str, body: &str) -> Reply {
+        self.call("POST", "/api/s/pilot/ratings", Some(cookie), Some(body))
+            .await
+    }
+
+    /// Skips a puzzle with the rater's cookie.
+    async fn skip(&self, cookie: &str, puzzle: i64) -> Reply {
+        let body = json!({ "puzzle": puzzle }).to_string();
+        self.call("POST", "/api/s/pilot/skip", Some(cookie), Some(&body))
+            .await
+    }
+
+    /// Ratings of each puzzle, as the admin's counts say.
+    async fn rated_per_puzzle(&self) -> Vec<u64> {
+        let url = "/api/admin/s/pilot/counts";
+        let r = self
+            .call_from("127.0.0.1", "GET", url, None, Some(&self.secret), None)
+            .await;
+        let puzzles = r.json["puzzles"].as_array().expect("counts per puzzle");
+        puzzles
+            .iter()
+            .map(|p| p["rated"].as_u64().unwrap())
+            .collect()
+    }
+
     /// Ratings stored, counted in the database itself.
     fn stored(&self) -> i64 {
         let conn = rusqlite::Connection::open(&self.db).unwrap();
@@ -230,6 +275,17 @@ struct Reply {
     cookie: Option<String>,
     headers: axum::http::HeaderMap,
     json: Value,
+}
+
+impl Reply {
+    /// Checks a refusal: its status, and that its message says `says`.
+    fn refused(&self, status: StatusCode, says: &str) {
+        let message = self.json["error"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no error message: {}", self.json));
+        assert_eq!(self.status, status, "{message}");
+        assert!(message.contains(says), "{message:?} lacks {says:?}");
+    }
 }
 
 /// The log of a win by the solution, with one move undone and played again.
@@ -303,13 +359,7 @@ async fn a_full_round_from_a_study_to_its_exported_rows() {
     let twice = t
         .call("POST", "/api/s/pilot/join?pid=PROLIFIC5f3c", None, None)
         .await;
-    assert_eq!(twice.status, StatusCode::CONFLICT, "{}", twice.json);
-    assert!(
-        twice.json["error"]
-            .as_str()
-            .unwrap()
-            .contains("joined this study already")
-    );
+    twice.refused(StatusCode::CONFLICT, "joined this study already");
     let again = t.call("POST", "/api/s/pilot/join", Some(&ann), None).await;
     assert_eq!(
         (again.status, again.json["rater"].as_str()),
@@ -323,15 +373,11 @@ async fn a_full_round_from_a_study_to_its_exported_rows() {
             // Asked again before rating: the same puzzle (a reload resumes).
             assert_eq!(t.next(cookie).await.unwrap().0, id);
             let path = &t.deals[k].1;
-            let body = submission(
-                &format!("{who}-{round}"),
-                id,
-                winning_log(path),
-                json!(7),
-                NOTES,
-            );
             let r = t
-                .call("POST", "/api/s/pilot/ratings", Some(cookie), Some(&body))
+                .rate(
+                    cookie,
+                    &t.won(&format!("{who}-{round}"), id, k, json!(7), NOTES),
+                )
                 .await;
             assert_eq!(r.status, StatusCode::CREATED, "{}", r.json);
             // The record by hand: the first move, undone, then the solution.
@@ -391,21 +437,9 @@ async fn a_full_round_from_a_study_to_its_exported_rows() {
 #[tokio::test]
 async fn a_note_that_starts_a_formula_is_neutralised_in_the_export() {
     let t = Test::new(1, 1, lenient());
-    let (c, _) = t.join("", "").await;
-    let (id, k) = t.next(&c).await.unwrap();
-    let body = submission(
-        "s1",
-        id,
-        winning_log(&t.deals[k].1),
-        json!(3.5),
-        "=1+1, \"x\"",
-    );
-    assert_eq!(
-        t.call("POST", "/api/s/pilot/ratings", Some(&c), Some(&body))
-            .await
-            .status,
-        StatusCode::CREATED
-    );
+    let (c, id, k) = t.first_puzzle("", "").await;
+    let body = t.won("s1", id, k, json!(3.5), "=1+1, \"x\"");
+    assert_eq!(t.rate(&c, &body).await.status, StatusCode::CREATED);
     let store = Store::open(&t.db).unwrap();
     let csv = ratings_csv(&store.export("pilot").unwrap()).unwrap();
     let text = String::from_utf8(csv.clone()).unwrap();
@@ -419,8 +453,7 @@ async fn a_note_that_starts_a_formula_is_neutralised_in_the_export() {
 #[tokio::test]
 async fn every_bad_request_is_refused_with_a_message_and_stores_nothing() {
     let t = Test::new(3, 3, lenient());
-    let (c, _) = t.join("", "Bo").await;
-    let (id, k) = t.next(&c).await.unwrap();
+    let (c, id, k) = t.first_puzzle("", "Bo").await;
     let other = (1..=3).find(|&p| p != id).unwrap();
     let path = t.deals[k].1.clone();
     let good = winning_log(&path);
@@ -433,44 +466,36 @@ async fn every_bad_request_is_refused_with_a_message_and_stores_nothing() {
     let mut negative = good.clone();
     negative["wall_ms"] = json!(-5);
     let long_notes = "x".repeat(2_001);
+    // One submission of puzzle `id` with this log, rating and notes.
+    let sub =
+        |log: &Value, rating: Value, notes: &str| submission("a", id, log.clone(), rating, notes);
+    let seven = sub(&good, json!(7), "");
+    let (bad, unprocessable) = (StatusCode::BAD_REQUEST, StatusCode::UNPROCESSABLE_ENTITY);
     let cases: Vec<(String, StatusCode, &str)> = vec![
-        (
-            "{ not json".into(),
-            StatusCode::BAD_REQUEST,
-            "the request body",
-        ),
+        ("{ not json".into(), bad, "the request body"),
         (
             r#"{"submission": 5, "puzzle": 1}"#.into(),
-            StatusCode::UNPROCESSABLE_ENTITY,
+            unprocessable,
             "invalid type",
         ),
         (
-            submission("a", id, good.clone(), json!(11), ""),
-            StatusCode::UNPROCESSABLE_ENTITY,
+            sub(&good, json!(11), ""),
+            unprocessable,
             "from 0 to 10, not 11",
         ),
+        (sub(&good, json!(-0.5), ""), unprocessable, "from 0 to 10"),
+        (sub(&good, json!("7"), ""), unprocessable, "invalid type"),
         (
-            submission("a", id, good.clone(), json!(-0.5), ""),
-            StatusCode::UNPROCESSABLE_ENTITY,
-            "from 0 to 10",
-        ),
-        (
-            submission("a", id, good.clone(), json!("7"), ""),
-            StatusCode::UNPROCESSABLE_ENTITY,
-            "invalid type",
-        ),
-        (
-            submission("a", id, good.clone(), json!(7), "")
-                .replace("\"rating\":7", "\"rating\":1e400"),
-            StatusCode::BAD_REQUEST,
+            seven.replace("\"rating\":7", "\"rating\":1e400"),
+            bad,
             "number out of range",
         ),
         (
-            submission("a", id, good.clone(), json!(7), "").replace(
+            seven.replace(
                 &format!("\"puzzle\":{id}"),
                 "\"puzzle\":99999999999999999999999",
             ),
-            StatusCode::UNPROCESSABLE_ENTITY,
+            unprocessable,
             "request body",
         ),
         (
@@ -484,44 +509,35 @@ async fn every_bad_request_is_refused_with_a_message_and_stores_nothing() {
             "not handed to you",
         ),
         (
-            submission("a", id, illegal, json!(7), ""),
-            StatusCode::UNPROCESSABLE_ENTITY,
+            sub(&illegal, json!(7), ""),
+            unprocessable,
             "event 0: the move",
         ),
+        (sub(&unsolved, json!(7), ""), unprocessable, "do not solve"),
         (
-            submission("a", id, unsolved, json!(7), ""),
-            StatusCode::UNPROCESSABLE_ENTITY,
-            "do not solve",
-        ),
-        (
-            submission("a", id, slow, json!(7), ""),
-            StatusCode::UNPROCESSABLE_ENTITY,
+            sub(&slow, json!(7), ""),
+            unprocessable,
             "longer than the wall time",
         ),
         (
-            submission("a", id, negative, json!(7), ""),
-            StatusCode::UNPROCESSABLE_ENTITY,
+            sub(&negative, json!(7), ""),
+            unprocessable,
             "impossible time",
         ),
         (
-            submission("a", id, good.clone(), json!(7), &long_notes),
-            StatusCode::UNPROCESSABLE_ENTITY,
+            sub(&good, json!(7), &long_notes),
+            unprocessable,
             "at most 2000",
         ),
-        (
-            submission("a", id, good.clone(), json!(7), "bell\u{7}"),
-            StatusCode::UNPROCESSABLE_ENTITY,
-            "U+0007",
-        ),
+        (sub(&good, json!(7), "bell\u{7}"), unprocessable, "U+0007"),
         (
             submission("", id, good.clone(), json!(7), ""),
-            StatusCode::UNPROCESSABLE_ENTITY,
+            unprocessable,
             "submission id",
         ),
         (
-            submission("a", id, good.clone(), json!(7), "")
-                .replace("\"notes\"", "\"extra\":1,\"notes\""),
-            StatusCode::UNPROCESSABLE_ENTITY,
+            seven.replace("\"notes\"", "\"extra\":1,\"notes\""),
+            unprocessable,
             "unknown field",
         ),
         (
@@ -531,20 +547,8 @@ async fn every_bad_request_is_refused_with_a_message_and_stores_nothing() {
         ),
     ];
     for (body, status, says) in &cases {
-        let r = t
-            .call("POST", "/api/s/pilot/ratings", Some(&c), Some(body))
-            .await;
-        let message = r.json["error"]
-            .as_str()
-            .unwrap_or_else(|| panic!("no error message: {}", r.json));
-        assert_eq!(
-            r.status,
-            *status,
-            "{message} for {}",
-            &body[..body.len().min(120)]
-        );
-        assert!(message.contains(says), "{message:?} lacks {says:?}");
-        assert_eq!(t.stored(), 0, "nothing stored for {message}");
+        t.rate(&c, body).await.refused(*status, says);
+        assert_eq!(t.stored(), 0, "nothing stored for {says}");
     }
     // Who: no cookie, a forged one, an unknown study.
     let body = submission("a", id, good.clone(), json!(7), "");
@@ -560,13 +564,7 @@ async fn every_bad_request_is_refused_with_a_message_and_stores_nothing() {
             Some(&body),
         )
         .await;
-    assert_eq!(
-        (
-            r.status,
-            r.json["error"].as_str().unwrap().contains("join first")
-        ),
-        (StatusCode::UNAUTHORIZED, true)
-    );
+    r.refused(StatusCode::UNAUTHORIZED, "join first");
     let r = t.call("GET", "/api/s/nosuch/next", Some(&c), None).await;
     assert_eq!(
         r.status,
@@ -574,21 +572,13 @@ async fn every_bad_request_is_refused_with_a_message_and_stores_nothing() {
         "no cookie for that study"
     );
     let r = t.call("POST", "/api/s/nosuch/join", None, None).await;
-    assert_eq!(
-        (r.status, r.json["error"].as_str()),
-        (StatusCode::NOT_FOUND, Some("no study named \"nosuch\""))
-    );
+    r.refused(StatusCode::NOT_FOUND, "no study named \"nosuch\"");
     assert_eq!(
         t.call("GET", "/nowhere", None, None).await.status,
         StatusCode::NOT_FOUND
     );
     let r = t.call("GET", "/api/s/pilot/ratings", Some(&c), None).await;
-    assert_eq!(r.status, StatusCode::METHOD_NOT_ALLOWED);
-    assert!(
-        r.json["error"].as_str().unwrap().contains("method"),
-        "{}",
-        r.json
-    );
+    r.refused(StatusCode::METHOD_NOT_ALLOWED, "method");
     // Joining: a nickname too long or with control characters, a bad pid.
     let long = json!({"nickname": "n".repeat(41)}).to_string();
     for (query, body, says) in [
@@ -613,52 +603,27 @@ async fn every_bad_request_is_refused_with_a_message_and_stores_nothing() {
         );
     }
     // The server kept serving: the good rating goes in, once.
-    let r = t
-        .call("POST", "/api/s/pilot/ratings", Some(&c), Some(&body))
-        .await;
+    let r = t.rate(&c, &body).await;
     assert_eq!(r.status, StatusCode::CREATED, "{}", r.json);
     assert_eq!(t.stored(), 1);
     // A second rating of the same puzzle, and a skip of it, are refused.
     let second = submission("b", id, good.clone(), json!(5), "");
-    let r = t
-        .call("POST", "/api/s/pilot/ratings", Some(&c), Some(&second))
-        .await;
-    assert_eq!(
-        (r.status, r.json["error"].as_str()),
-        (
-            StatusCode::CONFLICT,
-            Some(format!("you rated puzzle {id} already").as_str())
-        )
+    let r = t.rate(&c, &second).await;
+    r.refused(
+        StatusCode::CONFLICT,
+        &format!("you rated puzzle {id} already"),
     );
-    let r = t
-        .call(
-            "POST",
-            "/api/s/pilot/skip",
-            Some(&c),
-            Some(&json!({"puzzle": id}).to_string()),
-        )
-        .await;
-    assert_eq!(r.status, StatusCode::CONFLICT);
+    t.skip(&c, id)
+        .await
+        .refused(StatusCode::CONFLICT, "rated puzzle");
     // A skipped puzzle cannot be rated, and is never handed out again.
     let (skipped, _) = t.next(&c).await.unwrap();
-    let r = t
-        .call(
-            "POST",
-            "/api/s/pilot/skip",
-            Some(&c),
-            Some(&json!({"puzzle": skipped}).to_string()),
-        )
-        .await;
-    assert_eq!(r.status, StatusCode::OK, "{}", r.json);
-    let r = t
-        .call(
-            "POST",
-            "/api/s/pilot/ratings",
-            Some(&c),
-            Some(&submission("c", skipped, good, json!(5), "")),
-        )
-        .await;
-    assert_eq!(r.status, StatusCode::CONFLICT);
+    let r = t.skip(&c, skipped).await;
+    assert_eq!(r.json, json!({ "skipped": skipped }));
+    let late = submission("c", skipped, good, json!(5), "");
+    t.rate(&c, &late)
+        .await
+        .refused(StatusCode::CONFLICT, "you skipped");
     let (last, _) = t.next(&c).await.unwrap();
     assert!(last != skipped && last != id);
     // A closed study refuses raters.
@@ -667,35 +632,24 @@ async fn every_bad_request_is_refused_with_a_message_and_stores_nothing() {
         .set_open("pilot", false)
         .unwrap();
     let r = t.call("GET", "/api/s/pilot/next", Some(&c), None).await;
-    assert_eq!(
-        (r.status, r.json["error"].as_str()),
-        (StatusCode::FORBIDDEN, Some("the study \"pilot\" is closed"))
-    );
+    r.refused(StatusCode::FORBIDDEN, "the study \"pilot\" is closed");
     assert_eq!(t.stored(), 1);
 }
 
 #[tokio::test]
 async fn a_retry_with_the_same_submission_id_stores_once_and_answers_the_same() {
     let t = Test::new(2, 2, lenient());
-    let (c, _) = t.join("", "").await;
-    let (id, k) = t.next(&c).await.unwrap();
-    let body = submission("retry-1", id, winning_log(&t.deals[k].1), json!(6), "ok");
-    let first = t
-        .call("POST", "/api/s/pilot/ratings", Some(&c), Some(&body))
-        .await;
-    let second = t
-        .call("POST", "/api/s/pilot/ratings", Some(&c), Some(&body))
-        .await;
+    let (c, id, k) = t.first_puzzle("", "").await;
+    let body = t.won("retry-1", id, k, json!(6), "ok");
+    let first = t.rate(&c, &body).await;
+    let second = t.rate(&c, &body).await;
     assert_eq!(first.status, StatusCode::CREATED);
     assert_eq!((second.status, &second.json), (first.status, &first.json));
     assert_eq!(t.stored(), 1);
     // Another rater cannot use that id.
-    let (d, _) = t.join("", "").await;
-    let (id2, k2) = t.next(&d).await.unwrap();
-    let theirs = submission("retry-1", id2, winning_log(&t.deals[k2].1), json!(6), "");
-    let r = t
-        .call("POST", "/api/s/pilot/ratings", Some(&d), Some(&theirs))
-        .await;
+    let (d, id2, k2) = t.first_puzzle("", "").await;
+    let theirs = t.won("retry-1", id2, k2, json!(6), "");
+    let r = t.rate(&d, &theirs).await;
     assert_eq!(r.status, StatusCode::CONFLICT, "{}", r.json);
     assert_eq!(t.stored(), 1);
 }
@@ -703,11 +657,8 @@ async fn a_retry_with_the_same_submission_id_stores_once_and_answers_the_same() 
 #[tokio::test]
 async fn the_admin_endpoints_need_the_secret_and_count_per_puzzle_and_rater() {
     let t = Test::new(2, 1, lenient());
-    let (c, _) = t.join("?pid=P1", "").await;
-    let (id, k) = t.next(&c).await.unwrap();
-    let body = submission("s", id, winning_log(&t.deals[k].1), json!(9), "");
-    t.call("POST", "/api/s/pilot/ratings", Some(&c), Some(&body))
-        .await;
+    let (c, id, k) = t.first_puzzle("?pid=P1", "").await;
+    t.rate(&c, &t.won("s", id, k, json!(9), "")).await;
     let url = "/api/admin/s/pilot/counts";
     let none = t.call_from("127.0.0.1", "GET", url, None, None, None).await;
     assert_eq!(none.status, StatusCode::UNAUTHORIZED);
@@ -724,13 +675,7 @@ async fn the_admin_endpoints_need_the_secret_and_count_per_puzzle_and_rater() {
         .call_from("127.0.0.1", "GET", url, None, Some(&t.secret), None)
         .await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.json);
-    let rated: Vec<u64> = r.json["puzzles"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| p["rated"].as_u64().unwrap())
-        .collect();
-    assert_eq!(rated.iter().sum::<u64>(), 1);
+    assert_eq!(t.rated_per_puzzle().await.iter().sum::<u64>(), 1);
     assert_eq!(r.json["puzzles"][(id - 1) as usize]["rated"], 1);
     assert_eq!(
         r.json["raters"],
@@ -778,19 +723,8 @@ async fn puzzles_are_handed_out_least_rated_first_over_several_raters() {
             );
             assert!(!mine.contains(&id), "never the same puzzle twice");
             mine.push(id);
-            let body = submission(
-                &format!("{rater}-{id}"),
-                id,
-                winning_log(&t.deals[k].1),
-                json!(5),
-                "",
-            );
-            assert_eq!(
-                t.call("POST", "/api/s/pilot/ratings", Some(&c), Some(&body))
-                    .await
-                    .status,
-                StatusCode::CREATED
-            );
+            let body = t.won(&format!("{rater}-{id}"), id, k, json!(5), "");
+            assert_eq!(t.rate(&c, &body).await.status, StatusCode::CREATED);
             load[k] += 1;
         }
         assert_eq!(mine.len(), 2, "puzzles per rater");
@@ -826,12 +760,7 @@ async fn too_many_requests_get_a_429_per_token_and_per_address() {
         );
     }
     let r = t.call("GET", "/api/s/pilot/progress", Some(&c), None).await;
-    assert_eq!(r.status, StatusCode::TOO_MANY_REQUESTS);
-    assert!(
-        r.json["error"].as_str().unwrap().contains("rater token"),
-        "{}",
-        r.json
-    );
+    r.refused(StatusCode::TOO_MANY_REQUESTS, "rater token");
     assert_eq!(r.headers[header::RETRY_AFTER], "1");
     // Without the token, the address still has room, until it has none.
     for _ in 0..3 {
@@ -841,12 +770,7 @@ async fn too_many_requests_get_a_429_per_token_and_per_address() {
         );
     }
     let r = t.call("GET", "/api/s/pilot", None, None).await;
-    assert_eq!(r.status, StatusCode::TOO_MANY_REQUESTS);
-    assert!(
-        r.json["error"].as_str().unwrap().contains("address"),
-        "{}",
-        r.json
-    );
+    r.refused(StatusCode::TOO_MANY_REQUESTS, "address");
     // Another address is served.
     let r = t
         .call_from("10.0.0.2", "GET", "/api/s/pilot", None, None, None)
@@ -866,18 +790,9 @@ async fn raters_at_once_each_store_once_and_spread_over_the_puzzles() {
         let t = t.clone();
         tasks.push(tokio::spawn(async move {
             while let Some((id, k)) = t.next(&c).await {
-                let body = submission(
-                    &format!("{n}-{id}"),
-                    id,
-                    winning_log(&t.deals[k].1),
-                    json!(n % 11),
-                    "",
-                );
+                let body = t.won(&format!("{n}-{id}"), id, k, json!(n % 11), "");
                 // Sent twice at once, as a retry racing the first try.
-                let (a, b) = tokio::join!(
-                    t.call("POST", "/api/s/pilot/ratings", Some(&c), Some(&body)),
-                    t.call("POST", "/api/s/pilot/ratings", Some(&c), Some(&body))
-                );
+                let (a, b) = tokio::join!(t.rate(&c, &body), t.rate(&c, &body));
                 assert_eq!(
                     (a.status, b.status),
                     (StatusCode::CREATED, StatusCode::CREATED)
@@ -890,22 +805,7 @@ async fn raters_at_once_each_store_once_and_spread_over_the_puzzles() {
         task.await.unwrap();
     }
     assert_eq!(t.stored(), 32);
-    let r = t
-        .call_from(
-            "127.0.0.1",
-            "GET",
-            "/api/admin/s/pilot/counts",
-            None,
-            Some(&t.secret),
-            None,
-        )
-        .await;
-    let rated: Vec<u64> = r.json["puzzles"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| p["rated"].as_u64().unwrap())
-        .collect();
+    let rated = t.rated_per_puzzle().await;
     // Spread over every puzzle (the exact order is the sequential test's:
     // here a rater's own puzzle may be the least rated one, and is skipped).
     assert_eq!(rated.iter().sum::<u64>(), 32);
