@@ -1036,6 +1036,7 @@ fn study_create_list_close_and_export() {
     };
     let out = create("pilot", "n == 6");
     assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).is_empty(), "{}", text(&out.stderr));
     let puzzles = boaf_core::generator::store::read_store(Path::new(&store))
         .unwrap()
         .0;
@@ -1172,7 +1173,7 @@ fn serve_prints_the_link_and_the_secret_answers_and_stops_on_sigint() {
             "--from",
             &store,
             "--per-rater",
-            "1",
+            "99",
             "--intro",
             intro.to_str().unwrap(),
             "--db",
@@ -1181,6 +1182,11 @@ fn serve_prints_the_link_and_the_secret_answers_and_stops_on_sigint() {
         "",
     );
     assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("fewer than --per-rater 99"),
+        "{}",
+        text(&out.stderr)
+    );
     let out = boaf(&["serve", "--per-rater", "0", "--db", &db], "");
     assert!(
         text(&out.stderr).contains("--per-rater is a number of requests a second above 0"),

@@ -142,6 +142,12 @@ pub fn study(args: StudyArgs) -> Result<ExitCode> {
             };
             let s = args.db.open()?.create_study(&new, &puzzles)?;
             writeln!(out, "created {}", study_line(&s))?;
+            if s.puzzles < s.per_rater {
+                eprintln!(
+                    "warning: each rater gets the study's {} puzzles, fewer than --per-rater {}",
+                    s.puzzles, s.per_rater
+                );
+            }
         }
         StudyCommand::List => {
             let studies = args.db.open()?.studies()?;
