@@ -38,7 +38,10 @@ struct Killed(Child);
 impl Drop for Killed {
     fn drop(&mut self) {
         let pid = self.0.id().to_string();
-        let _ = Command::new("kill").args(["-TERM", &pid]).status();
+        // The shell's own kill: a bare machine may have no kill program.
+        let _ = Command::new("sh")
+            .args(["-c", &format!("kill -TERM {pid}")])
+            .status();
         let start = Instant::now();
         while start.elapsed() < Duration::from_secs(3) {
             if let Ok(Some(_)) = self.0.try_wait() {

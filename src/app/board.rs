@@ -2,7 +2,7 @@
 //! moves. Each cell is an accessible button named by [`cell_label`], which is
 //! how the tests (and screen readers) find it.
 
-use boaf_core::engine::state::{Move, State};
+use boaf_core::engine::state::{Grid, Move, State};
 use eframe::egui::{self, Color32, CornerRadius, FontId, Rect, Sense, Stroke, StrokeKind, Vec2};
 
 /// A card's size at scale 1: the size the board is drawn at when it fits.
@@ -82,7 +82,8 @@ pub(super) struct Highlight<'a> {
     pub hint: Option<Move>,
 }
 
-fn suit_color(red: bool) -> Color32 {
+/// The ink of a red or a black suit on a card's face.
+pub(super) fn suit_color(red: bool) -> Color32 {
     if red {
         Color32::from_rgb(0xc6, 0x28, 0x28)
     } else {
@@ -91,7 +92,7 @@ fn suit_color(red: bool) -> Color32 {
 }
 
 /// Draws a card face (or an empty cell) at `rect`.
-fn paint_cell(
+pub(super) fn paint_cell(
     painter: &egui::Painter,
     rect: Rect,
     state: &State,
@@ -166,15 +167,9 @@ fn paint_cell(
     }
 }
 
-/// Draws the board, as large as fits in `space` (within the scale limits),
-/// and reads the person's clicks and drags.
-pub(super) fn board_ui(
-    ui: &mut egui::Ui,
-    state: &State,
-    light: &Highlight,
-    space: Vec2,
-) -> Option<BoardInput> {
-    let grid = state.grid();
+/// Draws the felt of a `grid` board, as large as fits in `space` (within
+/// the scale limits): its scale, and the place of each cell's card.
+pub(super) fn felt(ui: &mut egui::Ui, grid: Grid, space: Vec2) -> (f32, Vec<Rect>) {
     let k = fit_scale(grid.rows(), grid.cols(), space);
     let (card, gap) = (CARD * k, GAP * k);
     let size = Vec2::new(
@@ -184,13 +179,30 @@ pub(super) fn board_ui(
     let (area, _) = ui.allocate_exact_size(size, Sense::hover());
     let felt = Color32::from_rgb(0x2f, 0x6b, 0x3f);
     ui.painter().rect_filled(area, CornerRadius::same(10), felt);
-    let rect_of = |cell: usize| {
-        let (r, c) = (grid.row(cell) as f32, grid.col(cell) as f32);
-        Rect::from_min_size(
-            area.min + Vec2::new(gap + c * (card.x + gap), gap + r * (card.y + gap)),
-            card,
-        )
-    };
+    let rects = (0..grid.cells())
+        .map(|cell| {
+            let (r, c) = (grid.row(cell) as f32, grid.col(cell) as f32);
+            Rect::from_min_size(
+                area.min + Vec2::new(gap + c * (card.x + gap), gap + r * (card.y + gap)),
+                card,
+            )
+        })
+        .collect();
+    (k, rects)
+}
+
+/// Draws the board, as large as fits in `space` (within the scale limits),
+/// and reads the person's clicks and drags.
+pub(super) fn board_ui(
+    ui: &mut egui::Ui,
+    state: &State,
+    light: &Highlight,
+    space: Vec2,
+) -> Option<BoardInput> {
+    let grid = state.grid();
+    let (k, rects) = felt(ui, grid, space);
+    let card = CARD * k;
+    let rect_of = |cell: usize| rects[cell];
     let mut input = None;
     let mut dragging = None;
     for cell in 0..grid.cells() {

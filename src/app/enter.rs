@@ -13,6 +13,7 @@ use super::BoafApp;
 use super::task::{Poll, Task};
 use boaf_core::engine::limits::Limits;
 use boaf_core::engine::notation::{parse_puzzle, puzzle_id};
+use boaf_core::engine::state::State;
 use boaf_core::generator::pipeline::{Candidate, entered_candidate};
 use boaf_core::generator::store::PuzzleStore;
 use eframe::egui;
@@ -88,6 +89,18 @@ impl BoafApp {
             }
         };
         self.enter.error = None;
+        self.enter_puzzle(state, ctx);
+    }
+
+    /// Whether an entered puzzle's features are being computed.
+    pub(super) fn is_entering(&self) -> bool {
+        self.enter.task.is_some()
+    }
+
+    /// Enters a puzzle (read from the field, or made in the editor): one in
+    /// the queue already is opened, a new one's features are computed in a
+    /// task, and [`BoafApp::poll_entry`] queues it.
+    pub(super) fn enter_puzzle(&mut self, state: State, ctx: &egui::Context) {
         // A puzzle in the queue already is opened, not computed again.
         if let Some(i) = self
             .queue

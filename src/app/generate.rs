@@ -1,7 +1,11 @@
 //! The Generate panel: the search settings, Start and Stop, a progress line
 //! per worker (what it is doing: "descent step 37 of 50", "exact analysis 2
 //! of 3"), and the candidate queue, with the rated ones and the games in
-//! progress marked. Generation is a core batch session in arrival order:
+//! progress marked (the queue is in `queue.rs`). A worker with no puzzle
+//! left says "done" and what it made; once a puzzle is done the run says
+//! about how long is left. The settings are remembered in
+//! `puzzles/generate.toml`, written when one changes and read at start.
+//! Generation is a core batch session in arrival order:
 //! candidates are stored under `puzzles/` the moment they arrive, so
 //! stopping or crashing loses nothing that arrived.
 //!
@@ -14,8 +18,10 @@
 //! stores are read once at startup (the queue), then followed as
 //! candidates arrive, so choosing cards or an energy reads no file.
 
+use super::BoafApp;
 use super::energies::EnergiesPanel;
-use super::{BoafApp, Tab};
+use super::queue::QueueView;
+use boaf_core::durable::write_atomically;
 use boaf_core::engine::feature::Feature;
 use boaf_core::engine::limits::WORKER_CAP;
 use boaf_core::folder::Folder;
@@ -25,12 +31,14 @@ use boaf_core::generator::descent::{
     DEFAULT_ENERGY, DIFFICULTY_HELP, HALFWAY_HELP, HalfwayMode, MAX_ITERATIONS, STEPS_HELP,
     SWAP_IN_HELP, SearchParams, UPHILL_HELP, default_iterations,
 };
-use boaf_core::generator::pipeline::{Candidate, Job, SortKey, Source};
+use boaf_core::generator::pipeline::{Candidate, Job};
 use boaf_core::generator::store::PuzzleStore;
 use boaf_core::study::ratings::read_ratings;
 use eframe::egui;
+use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
+use std::time::Instant;
 
 /// What a poll of the generation tells the app.
 pub(super) enum Arrival {
@@ -57,27 +65,216 @@ pub(super) struct GeneratePanel {
     difficulty: bool,
     /// The generation under way.
     batch: Option<Batch>,
-    /// The sort key (`None`: by arrival).
-    sort: Option<SortKey>,
-    descending: bool,
+    /// What each worker of the run made, and each puzzle's time.
+    tally: Tally,
     /// One past the highest batch seed stored, by cards and energy name.
     next_seeds: HashMap<(usize, String), u64>,
-    /// The puzzles rated (their compact notation), marked in the queue.
-    rated: HashSet<String>,
-    /// Whether the queue, and the next candidate opened, leave out rated ones.
-    only_unrated: bool,
+    /// The queue's sort, filter and rated marks.
+    pub(super) queue: QueueView,
+    /// The settings as last written to (or read from) their file.
+    kept: Option<Settings>,
+    /// Something to say about the settings file, at the first poll.
+    settings_note: Option<String>,
 }
 
-/// Main features shown as queue columns, headed by their labels.
-const COLUMNS: [Feature; 7] = [
-    Feature::HalfwayRatio,
-    Feature::Depth1Ratio,
-    Feature::DominantSuitRatio,
-    Feature::RankClusters,
-    Feature::AvgFlockability,
-    Feature::MidgameTension,
-    Feature::MctsBudget,
-];
+/// The settings remembered across a restart (the seed is not: it follows
+/// the stores). Missing fields take their defaults.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+struct Settings {
+    cards: usize,
+    energy: String,
+    puzzles: usize,
+    steps: usize,
+    swap_in: f64,
+    uphill: f64,
+    halfway: String,
+    difficulty: bool,
+}
+
+impl Default for Settings {
+    fn default() -> Settings {
+        let n = 8;
+        let p = SearchParams::for_cards(n);
+        Settings {
+            cards: n,
+            energy: DEFAULT_ENERGY.into(),
+            puzzles: 10,
+            steps: p.iterations,
+            swap_in: p.swap_in,
+            uphill: p.uphill,
+            halfway: p.halfway_mode.name().into(),
+            difficulty: true,
+        }
+    }
+}
+
+/// The settings kept in `file`: the defaults when it is missing, and with a
+/// note when it cannot be read or parsed.
+fn read_settings(file: &std::path::Path, show: &str) -> (Settings, Option<String>) {
+    match std::fs::read_to_string(file) {
+        Ok(text) => match toml::from_str(&text) {
+            Ok(s) => (s, None),
+            Err(e) => (
+                Settings::default(),
+                Some(format!(
+                    "{show}: {}; the Generate settings are the defaults",
+                    e.message()
+                )),
+            ),
+        },
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => (Settings::default(), None),
+        Err(e) => (
+            Settings::default(),
+            Some(format!(
+                "{show}: {e}; the Generate settings are the defaults"
+            )),
+        ),
+    }
+}
+
+/// A run's tally: which worker makes which puzzle, what each made, and how
+/// long the puzzles done took.
+#[derive(Default)]
+struct Tally {
+    /// Per worker: the puzzle it is on (`None`: none, or done with it) and what it made.
+    workers: Vec<WorkerTally>,
+    /// The worker and start of each puzzle begun, by index.
+    begun: HashMap<usize, (usize, Instant)>,
+    /// Puzzles done (made, dropped or failed).
+    done: usize,
+    /// Their seconds in all, from their first report to their end.
+    seconds: f64,
+    /// Whether the run is over (its lines stay until the next Start).
+    over: bool,
+}
+
+/// What one worker made in a run.
+#[derive(Clone, Default)]
+struct WorkerTally {
+    on: Option<usize>,
+    new: usize,
+    duplicates: usize,
+    failed: usize,
+    /// Made, but its store could not be written.
+    unstored: usize,
+}
+
+/// How a puzzle ended.
+enum End {
+    New,
+    Duplicate,
+    Failed,
+    Unstored,
+}
+
+impl Tally {
+    fn new(workers: usize) -> Tally {
+        Tally {
+            workers: vec![WorkerTally::default(); workers],
+            ..Tally::default()
+        }
+    }
+
+    /// A worker reported on a puzzle: the first report starts its clock.
+    fn began(&mut self, worker: usize, index: usize) {
+        if let std::collections::hash_map::Entry::Vacant(e) = self.begun.entry(index) {
+            e.insert((worker, Instant::now()));
+            if let Some(w) = self.workers.get_mut(worker) {
+                w.on = Some(index);
+            }
+        }
+    }
+
+    /// A puzzle ended: its worker is free until its next report.
+    fn ended(&mut self, index: usize, end: End) {
+        let Some(&(worker, start)) = self.begun.get(&index) else {
+            // Ended before its first report (a quick failure): taken all
+            // the same, so the other workers can be seen to be done. Which
+            // worker took it is not known, nor how long it took.
+            self.begun.insert(index, (usize::MAX, Instant::now()));
+            return;
+        };
+        self.done += 1;
+        self.seconds += start.elapsed().as_secs_f64();
+        if let Some(w) = self.workers.get_mut(worker) {
+            match end {
+                End::New => w.new += 1,
+                End::Duplicate => w.duplicates += 1,
+                End::Failed => w.failed += 1,
+                End::Unstored => w.unstored += 1,
+            }
+            if w.on == Some(index) {
+                w.on = None;
+            }
+        }
+    }
+
+    /// Seconds left, from the mean time a puzzle took: the puzzles not
+    /// begun and the rest of those under way, shared by the workers.
+    /// `None` before the first puzzle is done.
+    fn seconds_left(&self, count: usize) -> Option<f64> {
+        if self.done == 0 {
+            return None;
+        }
+        let per = self.seconds / self.done as f64;
+        let waiting = count.saturating_sub(self.begun.len());
+        let under_way: Vec<f64> = self
+            .workers
+            .iter()
+            .filter_map(|w| w.on)
+            .filter_map(|i| self.begun.get(&i))
+            .map(|(_, start)| (per - start.elapsed().as_secs_f64()).max(0.0))
+            .collect();
+        let work = waiting as f64 * per + under_way.iter().sum::<f64>();
+        let sharing = self.workers.len().min(waiting + under_way.len()).max(1);
+        // No worker can finish its own puzzle sooner than it takes.
+        let longest = under_way.iter().copied().fold(0.0, f64::max);
+        Some((work / sharing as f64).max(longest))
+    }
+
+    /// A worker's line when it has no puzzle left: "done" and what it made.
+    /// `None` while it works, and between two puzzles while some are not
+    /// begun (workers take the next puzzle from one counter, so a worker
+    /// with none on is done only once every puzzle is taken).
+    fn done_line(&self, worker: usize, count: usize) -> Option<String> {
+        let w = self.workers.get(worker)?;
+        let idle = w.on.is_none() && self.begun.len() >= count;
+        if !(idle || self.over) {
+            return None;
+        }
+        // Over with a puzzle still on: the run was stopped under it.
+        let how = if w.on.is_some() { "stopped" } else { "done" };
+        let mut made = Vec::new();
+        if w.new > 0 {
+            made.push(format::plural(w.new, "new candidate"));
+        }
+        if w.duplicates > 0 {
+            made.push(format::plural(w.duplicates, "duplicate"));
+        }
+        if w.failed > 0 {
+            made.push(format!("{} failed", w.failed));
+        }
+        if w.unstored > 0 {
+            made.push(format!("{} not stored", w.unstored));
+        }
+        if made.is_empty() {
+            made.push("nothing made".into());
+        }
+        Some(format!("worker {}: {how}, {}", worker + 1, made.join(", ")))
+    }
+}
+
+/// "about 40 s left", "about 2 min left", "about 1.5 h left".
+fn about_left(seconds: f64) -> String {
+    if seconds < 60.0 {
+        format!("about {:.0} s left", seconds.ceil().max(1.0))
+    } else if seconds < 5400.0 {
+        format!("about {:.0} min left", (seconds / 60.0).round())
+    } else {
+        format!("about {:.1} h left", seconds / 3600.0)
+    }
+}
 
 /// The puzzles rated in the folder's ratings file (none when it is missing
 /// or cannot be read: the marks are a convenience).
@@ -93,36 +290,91 @@ pub(super) fn rated_puzzles(folder: &Folder) -> HashSet<String> {
 
 impl GeneratePanel {
     /// The panel, with the seeds of the candidates already stored (`stored`)
-    /// noted, so that the seed offered is unused.
-    pub(super) fn new(energies: &EnergiesPanel, stored: &[Candidate]) -> GeneratePanel {
+    /// noted, so that the seed offered is unused, and the settings kept in
+    /// the folder (the defaults when there are none).
+    pub(super) fn new(
+        energies: &EnergiesPanel,
+        stored: &[Candidate],
+        folder: &Folder,
+    ) -> GeneratePanel {
         let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let n = 8;
-        // The core's defaults, as `boaf generate` has them.
-        let defaults = SearchParams::for_cards(n);
+        let file = folder.generate_settings();
+        let (kept, settings_note) = read_settings(&file, &folder.show(&file));
         let mut panel = GeneratePanel {
-            n,
-            energy: DEFAULT_ENERGY.into(),
+            n: 8,
+            energy: String::new(),
             workers,
             seed: 1,
             count: 10,
-            iterations: defaults.iterations,
-            swap_in: defaults.swap_in,
-            uphill: defaults.uphill,
-            halfway_mode: defaults.halfway_mode,
+            iterations: 0,
+            swap_in: 0.0,
+            uphill: 0.0,
+            halfway_mode: HalfwayMode::for_cards(8),
             difficulty: true,
             batch: None,
-            sort: None,
-            descending: false,
+            tally: Tally::default(),
             next_seeds: HashMap::new(),
-            rated: HashSet::new(),
-            only_unrated: false,
+            queue: QueueView::default(),
+            kept: None,
+            settings_note,
         };
+        panel.apply(&kept);
         for c in stored {
             panel.note_seed(c.n, c.energy_name.clone(), c.seed);
         }
         panel.energies_changed(energies);
+        // Kept as read, so that nothing is written until a setting changes
+        // (an energy missing for now is not forgotten in the file).
+        panel.kept = Some(panel.settings());
         panel.seed = panel.next_seed();
         panel
+    }
+
+    /// Takes these settings, each within its range (a hand-edited file may
+    /// hold anything).
+    fn apply(&mut self, s: &Settings) {
+        self.n = s.cards.clamp(4, 16);
+        self.energy = s.energy.clone();
+        self.count = s.puzzles.clamp(1, 10_000);
+        self.iterations = s.steps.clamp(1, MAX_ITERATIONS);
+        self.swap_in = s.swap_in.clamp(0.0, 1.0);
+        self.uphill = s.uphill.clamp(0.0, 1.0);
+        self.halfway_mode = HalfwayMode::ALL
+            .into_iter()
+            .find(|m| m.name() == s.halfway)
+            .unwrap_or(HalfwayMode::for_cards(self.n));
+        self.difficulty = s.difficulty;
+    }
+
+    /// The settings remembered across a restart, as they are now.
+    fn settings(&self) -> Settings {
+        Settings {
+            cards: self.n,
+            energy: self.energy.clone(),
+            puzzles: self.count,
+            steps: self.iterations,
+            swap_in: self.swap_in,
+            uphill: self.uphill,
+            halfway: self.halfway_mode.name().into(),
+            difficulty: self.difficulty,
+        }
+    }
+
+    /// Writes the settings when they changed since last written (a look
+    /// each frame, a write only on a change, and none while a slider is
+    /// dragged: a synced write each frame would stutter it); the error when
+    /// that fails.
+    fn keep_settings(&mut self, folder: &Folder, dragging: bool) -> Option<String> {
+        let now = self.settings();
+        if dragging || self.kept.as_ref() == Some(&now) {
+            return None;
+        }
+        self.kept = Some(now.clone());
+        let file = folder.generate_settings();
+        let text = toml::to_string(&now).ok()?;
+        write_atomically(&file, text.as_bytes())
+            .err()
+            .map(|e| format!("the Generate settings were not kept: {e}"))
     }
 
     /// Notes that a batch seed has puzzles of n cards under an energy stored.
@@ -146,19 +398,14 @@ impl GeneratePanel {
     }
 
     /// Sets the puzzles rated (the app calls it at startup and after each
-    /// saved rating), for the queue's marks and its "Only unrated" filter.
+    /// saved rating), for the queue's marks and its filter.
     pub(super) fn set_rated(&mut self, rated: HashSet<String>) {
-        self.rated = rated;
+        self.queue.set_rated(rated);
     }
 
     /// Notes one more rated puzzle (after a save; no need to read the file again).
     pub(super) fn mark_rated(&mut self, puzzle: &str) {
-        self.rated.insert(puzzle.to_string());
-    }
-
-    /// Whether this puzzle was rated.
-    fn is_rated(&self, c: &Candidate) -> bool {
-        self.rated.contains(&c.puzzle)
+        self.queue.mark_rated(puzzle);
     }
 
     pub(super) fn set(&mut self, n: usize, count: usize, seed: u64, workers: usize) {
@@ -206,33 +453,6 @@ impl GeneratePanel {
         self.batch.is_some()
     }
 
-    /// The queue's display order: indices into `queue`, without the rated
-    /// candidates when "Only unrated" is on (the next one opened after a
-    /// rating follows it too).
-    pub(super) fn order(&self, queue: &[Candidate]) -> Vec<usize> {
-        let mut order = self.sorted(queue);
-        order.retain(|&i| self.shown(&queue[i]));
-        order
-    }
-
-    /// Whether the queue shows this candidate ("Only unrated" hides the rated).
-    pub(super) fn shown(&self, c: &Candidate) -> bool {
-        !(self.only_unrated && self.is_rated(c))
-    }
-
-    /// Every candidate, in the queue's sort order (the filter aside).
-    pub(super) fn sorted(&self, queue: &[Candidate]) -> Vec<usize> {
-        let mut order: Vec<usize> = (0..queue.len()).collect();
-        if let Some(key) = self.sort {
-            order.sort_by(|&a, &b| {
-                Candidate::compare_by(&queue[a], &queue[b], key, self.descending)
-            });
-        } else if self.descending {
-            order.reverse();
-        }
-        order
-    }
-
     fn start(
         &mut self,
         folder: &Folder,
@@ -264,6 +484,7 @@ impl GeneratePanel {
             memory_cap: WORKER_CAP,
         };
         let ctx = ctx.clone();
+        self.tally = Tally::new(self.workers);
         self.batch = Some(Batch::start(
             job,
             self.workers,
@@ -288,22 +509,37 @@ impl GeneratePanel {
         Ok(note)
     }
 
-    /// Takes what the generation made since the last frame, without waiting.
-    pub(super) fn poll(&mut self, folder: &Folder) -> Vec<Arrival> {
-        let Some(batch) = &mut self.batch else {
-            return Vec::new();
-        };
+    /// Takes what the generation made since the last frame, without waiting;
+    /// keeps changed settings unless a pointer is `dragging` a value.
+    pub(super) fn poll(&mut self, folder: &Folder, dragging: bool) -> Vec<Arrival> {
         let mut out = Vec::new();
+        if let Some(note) = self.settings_note.take() {
+            out.push(Arrival::Error(note));
+        }
+        if let Some(e) = self.keep_settings(folder, dragging) {
+            out.push(Arrival::Error(e));
+        }
+        let Some(batch) = &mut self.batch else {
+            return out;
+        };
         let mut stored = Vec::new();
         let mut finished = None;
+        let tally = &mut self.tally;
         for e in batch.poll() {
             match e {
+                Event::Progress { worker, progress } => tally.began(worker, progress.index),
                 Event::Candidate(c) => {
+                    tally.ended(c.index, End::New);
                     stored.push((c.n, c.energy_name.clone(), c.seed));
                     out.push(Arrival::Candidate(c));
                 }
-                Event::Unstored { message, .. } => out.push(Arrival::Error(message)),
+                Event::Duplicate { index } => tally.ended(index, End::Duplicate),
+                Event::Unstored { candidate, message } => {
+                    tally.ended(candidate.index, End::Unstored);
+                    out.push(Arrival::Error(message));
+                }
                 Event::Failed { index, message } => {
+                    tally.ended(index, End::Failed);
                     out.push(Arrival::Error(format!("puzzle {index} failed: {message}")));
                 }
                 Event::Finished(summary) => {
@@ -311,7 +547,6 @@ impl GeneratePanel {
                     finished = Some(summary);
                     break;
                 }
-                Event::Progress { .. } | Event::Duplicate { .. } => {}
             }
         }
         for (n, energy, seed) in stored {
@@ -319,6 +554,7 @@ impl GeneratePanel {
         }
         if let Some(summary) = finished {
             self.batch = None;
+            self.tally.over = true;
             // On to the next unused seed, and past the run's own even when
             // it stored nothing new (all duplicates); a run stopped before
             // it made anything keeps its seed.
@@ -327,6 +563,26 @@ impl GeneratePanel {
             }
         }
         out
+    }
+
+    /// The warning for a fitted energy whose ratings covered other card
+    /// counts than the chosen one: every value of the run would be an
+    /// extrapolation (`None` when the cards lie within, or no range is kept).
+    fn extrapolation_warning(&self, energies: &EnergiesPanel) -> Option<String> {
+        let energy = energies.book().get(&self.energy)?;
+        let n = self.n as f64;
+        let out = energy.outside_range_with(true, |f| (f == Feature::N).then_some(n));
+        let r = out.first()?;
+        let rated = if r.min == r.max {
+            format!("{}", r.min)
+        } else {
+            format!("{}–{}", r.min, r.max)
+        };
+        Some(format!(
+            "⚠ '{}' was fitted on ratings of {rated} cards: at {} cards its value \
+             (minus the predicted rating) is an extrapolation.",
+            energy.name, self.n
+        ))
     }
 }
 
@@ -427,6 +683,10 @@ impl BoafApp {
                     ui.end_row();
                 });
         });
+        // Before Start: a fitted energy used outside the cards it was fitted on.
+        if let Some(warning) = self.generate.extrapolation_warning(&self.energies) {
+            ui.colored_label(ui.visuals().warn_fg_color, warning);
+        }
         ui.horizontal(|ui| {
             if !running {
                 if ui.button("Start").clicked() {
@@ -445,12 +705,21 @@ impl BoafApp {
         });
         if let Some(batch) = &self.generate.batch {
             let so_far = batch.summary();
+            let tally = &self.generate.tally;
+            let left = tally
+                .seconds_left(so_far.count)
+                .map_or_else(String::new, |s| format!(", {}", about_left(s)));
             ui.label(format!(
-                "Seed {} (running): {} of {} candidates, {:.0} s",
+                "Seed {} (running): {} of {} candidates, {:.0} s{left}",
                 so_far.seed, so_far.new, so_far.count, so_far.seconds
             ));
             for (w, line) in batch.workers().iter().enumerate() {
                 ui.horizontal(|ui| {
+                    // A worker with no puzzle left says so, without a spinner.
+                    if let Some(done) = tally.done_line(w, so_far.count) {
+                        ui.monospace(done);
+                        return;
+                    }
                     ui.spinner();
                     ui.monospace(match line {
                         Some(l) => format!(
@@ -464,128 +733,70 @@ impl BoafApp {
                     });
                 });
             }
+        } else {
+            // The last run's workers, all done, until the next Start.
+            let tally = &self.generate.tally;
+            for w in 0..tally.workers.len() {
+                if let Some(done) = tally.done_line(w, 0) {
+                    ui.monospace(done);
+                }
+            }
         }
         ui.separator();
         self.enter_ui(ui);
+        self.editor_ui(ui);
         ui.separator();
         self.queue_ui(ui);
     }
+}
 
-    fn queue_ui(&mut self, ui: &mut egui::Ui) {
-        ui.horizontal(|ui| {
-            let rated = self
-                .queue
-                .iter()
-                .filter(|c| self.generate.is_rated(c))
-                .count();
-            ui.strong(format!("Candidates ({}, {rated} rated)", self.queue.len()));
-            let l = ui.label("sorted by");
-            let g = &mut self.generate;
-            egui::ComboBox::from_id_salt("sort")
-                .selected_text(g.sort.map_or("arrival".to_string(), |k| k.to_string()))
-                .show_ui(ui, |ui| {
-                    ui.selectable_value(&mut g.sort, None, "arrival");
-                    ui.selectable_value(&mut g.sort, Some(SortKey::Energy), "energy");
-                    for f in Feature::ALL {
-                        ui.selectable_value(&mut g.sort, Some(SortKey::Feature(f)), f.column())
-                            .on_hover_text(f.explain());
-                    }
-                })
-                .response
-                .labelled_by(l.id);
-            ui.checkbox(&mut g.descending, "descending");
-            ui.checkbox(&mut g.only_unrated, "Only unrated")
-                .on_hover_text("Leave out the rated candidates here and when opening the next one");
-        });
-        let order = self.generate.order(&self.queue);
-        // Candidates of a fitted energy outside the ratings it was fitted on.
-        let ranged = self.energies.book().ranged_by_id();
-        let extrapolated: Vec<Option<String>> = self
-            .queue
-            .iter()
-            .map(|c| {
-                ranged
-                    .get(&c.energy_id)
-                    .and_then(|e| e.extrapolation_note(&c.features))
-            })
-            .collect();
-        let outside = order.iter().filter(|&&i| extrapolated[i].is_some()).count();
-        if outside > 0 {
-            ui.colored_label(
-                ui.visuals().warn_fg_color,
-                format!(
-                    "⚠ {} outside the rated range of {} fitted energy: {} predicted \
-                     rating is an extrapolation there (hover the ⚠ for which feature).",
-                    format::plural(outside, "candidate lies|candidates lie"),
-                    if outside == 1 { "its" } else { "their" },
-                    if outside == 1 { "its" } else { "their" },
-                ),
-            );
-        }
-        let mut open = None;
-        egui::Grid::new("queue")
-            .striped(true)
-            .num_columns(6 + COLUMNS.len())
-            .show(ui, |ui| {
-                ui.strong("");
-                ui.strong("");
-                ui.strong("#")
-                    .on_hover_text("The candidate's place in the queue");
-                ui.strong("n").on_hover_text(Feature::N.explain());
-                ui.strong("energy")
-                    .on_hover_text("The energy the search minimized (hover a name for its id)");
-                ui.strong("value").on_hover_text(
-                    "The candidate's energy, from its exact features: lower is better",
-                );
-                for f in COLUMNS {
-                    ui.strong(f.label()).on_hover_text(f.explain());
-                }
-                ui.end_row();
-                for &i in &order {
-                    let c = &self.queue[i];
-                    let label = if self.current == Some(i) {
-                        "▶ playing"
-                    } else {
-                        "Play"
-                    };
-                    ui.horizontal(|ui| {
-                        if ui.button(label).on_hover_text(&c.puzzle).clicked() {
-                            open = Some(i);
-                        }
-                        super::enter::copy_id_button(ui, c);
-                    });
-                    if self.generate.is_rated(c) {
-                        ui.label("✔ rated");
-                    } else if self.play.in_progress(&c.puzzle) {
-                        ui.label("in progress")
-                            .on_hover_text("Played and not rated yet: Play resumes it");
-                    } else {
-                        ui.label("");
-                    }
-                    ui.monospace(format!("#{}", i + 1));
-                    ui.label(c.n.to_string());
-                    // An entered puzzle says so, next to the energy that values it.
-                    let energy = match c.source {
-                        Source::Generated => c.energy_name.clone(),
-                        Source::Entered => format!("{} · entered", c.energy_name),
-                    };
-                    ui.label(energy).on_hover_text(&c.energy_id);
-                    ui.horizontal(|ui| {
-                        ui.label(format::number(Some(c.energy)));
-                        if let Some(note) = &extrapolated[i] {
-                            ui.colored_label(ui.visuals().warn_fg_color, "⚠")
-                                .on_hover_text(note);
-                        }
-                    });
-                    for f in COLUMNS {
-                        ui.label(c.features.show(f));
-                    }
-                    ui.end_row();
-                }
-            });
-        if let Some(i) = open {
-            self.open(i);
-            self.tab = Tab::Play;
-        }
+#[cfg(test)]
+mod tests {
+    use super::{End, Tally};
+
+    #[test]
+    fn a_worker_is_done_only_once_every_puzzle_is_taken() {
+        // Two workers, three puzzles: worker 1 ends puzzle 0 while puzzle 2
+        // is not begun, so it is about to take it, not done.
+        let mut t = Tally::new(2);
+        t.began(0, 0);
+        t.began(1, 1);
+        t.ended(0, End::New);
+        assert_eq!(t.done_line(0, 3), None);
+        // It takes the last one; worker 2 ends its own and is done while
+        // worker 1 still works.
+        t.began(0, 2);
+        t.ended(1, End::Duplicate);
+        assert_eq!(t.done_line(0, 3), None);
+        assert_eq!(
+            t.done_line(1, 3).as_deref(),
+            Some("worker 2: done, 1 duplicate")
+        );
+        t.ended(2, End::New);
+        assert_eq!(
+            t.done_line(0, 3).as_deref(),
+            Some("worker 1: done, 2 new candidates")
+        );
+    }
+
+    #[test]
+    fn a_puzzle_that_ends_before_its_first_report_is_taken_all_the_same() {
+        // Puzzle 1 fails before any report, and puzzle 2's store cannot be
+        // written: worker 1 is done once both are over, and says so.
+        let mut t = Tally::new(2);
+        t.began(0, 0);
+        t.ended(1, End::Failed);
+        t.ended(0, End::New);
+        assert_eq!(t.done_line(0, 3), None, "puzzle 2 is not taken yet");
+        t.began(0, 2);
+        t.ended(2, End::Unstored);
+        assert_eq!(
+            t.done_line(0, 3).as_deref(),
+            Some("worker 1: done, 1 new candidate, 1 not stored")
+        );
+        assert_eq!(
+            t.done_line(1, 3).as_deref(),
+            Some("worker 2: done, nothing made")
+        );
     }
 }

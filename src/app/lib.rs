@@ -13,10 +13,12 @@
 mod analyze;
 mod axis;
 mod board;
+mod editor;
 mod energies;
 mod enter;
 mod generate;
 mod play;
+mod queue;
 mod rate;
 mod regress;
 mod task;
@@ -99,6 +101,8 @@ pub struct BoafApp {
     generate: generate::GeneratePanel,
     /// "Open a puzzle": the field and the entered puzzle's features.
     enter: enter::EnterPanel,
+    /// "Make one by hand": the layout editor and its check.
+    editor: editor::EditorPanel,
     /// Every candidate known: loaded from `puzzles/` and arrived since.
     queue: Vec<Candidate>,
     /// The index in `queue` of the candidate being played and rated.
@@ -124,8 +128,9 @@ impl BoafApp {
         let mut app = BoafApp {
             tab: Tab::Generate,
             status: None,
-            generate: generate::GeneratePanel::new(&energies, &queue),
+            generate: generate::GeneratePanel::new(&energies, &queue, &folder),
             enter: enter::EnterPanel::default(),
+            editor: editor::EditorPanel::default(),
             energies,
             current: None,
             play: play::PlayPanel::new(clock),
@@ -244,8 +249,8 @@ impl BoafApp {
         match c.state() {
             Ok(state) => {
                 self.current = Some(i);
-                let puzzle = c.puzzle.clone();
-                if let Some(note) = self.play.open(&puzzle, state) {
+                let (puzzle, solvable) = (c.puzzle.clone(), c.features.solvable);
+                if let Some(note) = self.play.open(&puzzle, state, solvable) {
                     self.say_error(note);
                 }
                 self.rate.reset();
@@ -260,7 +265,7 @@ impl BoafApp {
     /// The next one is found in the whole sorted queue, so that a current
     /// candidate the filter now hides (just rated) still has its place.
     fn open_next(&mut self) {
-        let order = self.generate.sorted(&self.queue);
+        let order = self.generate.queue.sorted(&self.queue);
         let from = self
             .current
             .and_then(|c| order.iter().position(|&i| i == c))
@@ -268,7 +273,7 @@ impl BoafApp {
         let next = order[from.min(order.len())..]
             .iter()
             .copied()
-            .find(|&i| self.generate.shown(&self.queue[i]));
+            .find(|&i| self.generate.queue.shown(&self.queue[i], &self.play));
         match next {
             Some(i) => self.open(i),
             None => {
@@ -322,7 +327,8 @@ impl BoafApp {
 
     /// Drains the background channels; never waits.
     fn poll(&mut self, ctx: &egui::Context) {
-        for e in self.generate.poll(&self.folder) {
+        let dragging = ctx.input(|i| i.pointer.any_down());
+        for e in self.generate.poll(&self.folder, dragging) {
             match e {
                 generate::Arrival::Candidate(c) => {
                     self.queue.push(*c);

@@ -69,6 +69,9 @@ enum Hint {
     /// Show solution found none from this position: it asks before it goes
     /// back to the deal, which would lose the player's position.
     FromDeal,
+    /// Show solution on a puzzle with no solution at all (one entered or
+    /// made by hand): there is nothing to show, from the deal either.
+    NoneAtAll,
     /// The solver gave up (its memory cap).
     Failed(String),
 }
@@ -93,8 +96,11 @@ pub(super) struct PlayPanel {
     hint: Option<Hint>,
     /// Off by default: knowing it would spoil the play.
     warn_unsolvable: bool,
-    /// Whether the position is solvable, when the notice is on.
+    /// Whether the position is solvable, when the notice is on or a hint
+    /// or Show solution found out.
     solvable_now: Option<bool>,
+    /// Whether the deal itself has a solution, as its candidate's features say.
+    deal_solvable: Option<bool>,
     replay: Option<Replay>,
     /// Solves under way.
     solving: Vec<Solving>,
@@ -143,6 +149,7 @@ impl PlayPanel {
             hint: None,
             warn_unsolvable: false,
             solvable_now: None,
+            deal_solvable: None,
             replay: None,
             solving: Vec::new(),
             ctx: None,
@@ -173,9 +180,11 @@ impl PlayPanel {
     /// Opens a candidate's deal: its game in progress when it has one (the
     /// board, history, counts and time as they were), else a fresh game.
     /// The play on the board waits with the others. A note when a kept
-    /// game did not fit the deal and a fresh one started.
-    pub(super) fn open(&mut self, puzzle: &str, deal: State) -> Option<String> {
+    /// game did not fit the deal and a fresh one started. `solvable` is
+    /// whether the deal has a solution (its candidate's feature).
+    pub(super) fn open(&mut self, puzzle: &str, deal: State, solvable: bool) -> Option<String> {
         self.clear();
+        self.deal_solvable = Some(solvable);
         let mut note = None;
         let resumed = self.waiting.remove(puzzle).and_then(|saved| {
             Session::resume(deal.clone(), &saved)
@@ -367,7 +376,11 @@ impl PlayPanel {
                         Ok(Verdict::Solvable(path)) if !path.is_empty() => {
                             Hint::Move(path[0], move_text(&state, path[0]))
                         }
-                        Ok(_) => Hint::NoSolution,
+                        Ok(_) => {
+                            // Known lost now: Show solution asks at once.
+                            self.solvable_now = Some(false);
+                            Hint::NoSolution
+                        }
                         Err(e) => Hint::Failed(e.to_string()),
                     };
                     // A hint the player saw; a failed search told them nothing.
@@ -483,6 +496,10 @@ impl PlayPanel {
     fn show_solution(&mut self, from_deal: bool) {
         // Known lost (by the notice, or by an earlier ask): ask again at once,
         // with no search and no hint counted twice.
+        if self.deal_solvable == Some(false) {
+            self.hint = Some(Hint::NoneAtAll);
+            return;
+        }
         if !from_deal && self.solvable_now == Some(false) {
             self.hint = Some(Hint::FromDeal);
             return;
@@ -524,7 +541,11 @@ impl PlayPanel {
                 self.after_change();
             }
             Action::Hint => {
-                if let Some(state) = self.game().map(|g| g.state().clone()) {
+                if self.solvable_now == Some(false) {
+                    // Already told (by a hint, the notice or Show solution):
+                    // said again, not counted again.
+                    self.hint = Some(Hint::NoSolution);
+                } else if let Some(state) = self.game().map(|g| g.state().clone()) {
                     self.hint = None;
                     self.spawn(Purpose::Hint, state);
                 }
@@ -690,6 +711,12 @@ impl PlayPanel {
                     if ui.button("Keep playing").clicked() {
                         return Some(LineClick::KeepPlaying);
                     }
+                }
+                Some(Hint::NoneAtAll) => {
+                    ui.colored_label(
+                        ui.visuals().warn_fg_color,
+                        "This puzzle has no solution, not even from the deal.",
+                    );
                 }
                 Some(Hint::Failed(e)) => {
                     ui.colored_label(ui.visuals().error_fg_color, format!("No hint: {e}"));

@@ -203,7 +203,7 @@ impl BoafApp {
                 .join(", "),
             format::fixed(fitted.r2, 3)
         );
-        let toml = fitted.to_energy_toml(&name, &about);
+        let toml = fitted.to_energy_toml_over(&name, &about, data.cards);
         let same = same_energy(self.energies.book(), &toml);
         let mut use_it = false;
         ui.horizontal(|ui| {

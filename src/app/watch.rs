@@ -427,7 +427,12 @@ impl BoafApp {
             // Shown, not played: the board belongs to the agent, and clicks
             // on it are ignored.
             let _ = board_ui(ui, &g.state, &light, space);
-            ui.vertical(|ui| estimates_ui(ui, g.last.as_ref()));
+            // A move of 16 cards can have 40 estimates: they scroll beside
+            // the board, which keeps Play's size and place.
+            egui::ScrollArea::vertical()
+                .id_salt("estimates")
+                .max_height(space.y)
+                .show(ui, |ui| estimates_ui(ui, g.last.as_ref()));
         });
     }
 }

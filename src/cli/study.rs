@@ -4,8 +4,9 @@
 use anyhow::{Context, Result, bail};
 use boaf_core::engine::feature::Feature;
 use boaf_core::format;
+use boaf_core::study::mixed::{self, Judgement, MixedFit, Model};
 use boaf_core::study::ratings::{ValueProblem, read_ratings};
-use boaf_core::study::regress::{DEFAULT_FEATURES, Fit, fit, table_data};
+use boaf_core::study::regress::{Coef, DEFAULT_FEATURES, Fit, table_data};
 use clap::Args;
 use serde::Serialize;
 use std::io::Write;
@@ -20,6 +21,14 @@ intercept. Rows with no value for the rating or a chosen feature are left
 out; so are rows where one of them is not a number, and each such value is
 reported on stderr with its line and column. Any feature below can be
 fitted on.
+
+When the `rater` column names more than one rater, the fit is a linear
+mixed model instead, rating ~ features + (1 | rater) + (1 | puzzle) by REML
+(as lme4's lmer), with t read on puzzles − k − 1 df; the table adds the
+variance components, the split-half reliability of the puzzle means, their
+ICC, the R² ceiling beside the features' R² on the puzzle means, and for
+each coefficient about how many more ratings would make it significant
+(α = 0.05 two-sided, 80% power: n·(2.80/|t|)² in all).
 
 Example:
   boaf regress ratings/example.csv --features halfway_ratio,rank_clusters";
@@ -40,8 +49,9 @@ pub struct RegressArgs {
     energy: Option<String>,
 }
 
+/// What every JSON report of `boaf regress` starts with: the file and the rows used.
 #[derive(Serialize)]
-struct Report<'a> {
+struct Common<'a> {
     file: String,
     features: &'a [String],
     left_out: usize,
@@ -49,6 +59,12 @@ struct Report<'a> {
     unreadable: usize,
     value_problems: &'a [ValueProblem],
     skipped_rows: Vec<String>,
+}
+
+#[derive(Serialize)]
+struct Report<'a> {
+    #[serde(flatten)]
+    common: Common<'a>,
     fit: &'a Fit,
 }
 
@@ -68,8 +84,26 @@ pub fn regress(args: RegressArgs) -> Result<ExitCode> {
     for p in &data.problems {
         eprintln!("boaf: {}: {p}", args.file.display());
     }
-    let fitted = match fit(&features, &data.x, &data.y) {
-        Ok(f) => f,
+    let column = |name: &str| -> Vec<String> {
+        let text = |&row: &usize| table.text(row, name).unwrap_or("").to_string();
+        data.rows.iter().map(text).collect()
+    };
+    let (raters, puzzles) = (column("rater"), column("puzzle"));
+    let common = Common {
+        file: args.file.display().to_string(),
+        features: &features,
+        left_out: data.left_out,
+        missing: data.missing,
+        unreadable: data.unreadable,
+        value_problems: &data.problems,
+        skipped_rows: table.skipped.iter().map(|s| s.to_string()).collect(),
+    };
+    let fitted = match mixed::choose(&features, &data.x, &data.y, &raters, &puzzles) {
+        Ok(Model::Ols(f)) => f,
+        Ok(Model::Mixed(m)) => {
+            let judged = mixed::judge(&features, &data.x, &data.y, &raters, &puzzles);
+            return print_mixed(&args, common, data.left_out_summary(), &m, &judged);
+        }
         Err(e) => match data.left_out_summary() {
             Some(why) => bail!("{}: no fit: {e} ({why})", args.file.display()),
             None => bail!("{}: no fit: {e}", args.file.display()),
@@ -78,13 +112,7 @@ pub fn regress(args: RegressArgs) -> Result<ExitCode> {
     let mut out = std::io::stdout().lock();
     if args.json {
         let report = Report {
-            file: args.file.display().to_string(),
-            features: &features,
-            left_out: data.left_out,
-            missing: data.missing,
-            unreadable: data.unreadable,
-            value_problems: &data.problems,
-            skipped_rows: table.skipped.iter().map(|s| s.to_string()).collect(),
+            common,
             fit: &fitted,
         };
         writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?;
@@ -93,34 +121,146 @@ pub fn regress(args: RegressArgs) -> Result<ExitCode> {
     }
     if let Some(name) = args.energy {
         let about = format!("Minus the rating predicted from {}", args.file.display());
-        writeln!(out, "\n{}", fitted.to_energy_toml(&name, &about))?;
+        writeln!(
+            out,
+            "\n{}",
+            fitted.to_energy_toml_over(&name, &about, data.cards)
+        )?;
     }
     Ok(ExitCode::SUCCESS)
 }
 
-fn print_table(out: &mut impl Write, fit: &Fit, left_out: Option<String>) -> Result<()> {
-    let width = fit
-        .coefs
+/// The mixed model's JSON report.
+#[derive(Serialize)]
+struct MixedReport<'a> {
+    #[serde(flatten)]
+    common: Common<'a>,
+    mixed: &'a MixedFit,
+    reliability: &'a Judgement,
+}
+
+/// Prints a mixed fit: the table, the variance components, the reliability
+/// figures and, if asked, the fitted energy.
+fn print_mixed(
+    args: &RegressArgs,
+    common: Common,
+    left_out: Option<String>,
+    m: &MixedFit,
+    judged: &Judgement,
+) -> Result<ExitCode> {
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        let report = MixedReport {
+            common,
+            mixed: m,
+            reliability: judged,
+        };
+        writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?;
+    } else {
+        print_mixed_table(&mut out, m, judged, left_out)?;
+    }
+    if let Some(name) = &args.energy {
+        let about = format!("Minus the rating predicted from {}", args.file.display());
+        writeln!(out, "\n{}", m.fixed_effects().to_energy_toml(name, &about))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_mixed_table(
+    out: &mut impl Write,
+    m: &MixedFit,
+    judged: &Judgement,
+    left_out: Option<String>,
+) -> Result<()> {
+    let width = name_width(&m.coefs);
+    writeln!(
+        out,
+        "Mixed model: rating ~ features + (1 | rater) + (1 | puzzle), REML"
+    )?;
+    writeln!(
+        out,
+        "{:<width$}  {:>12}  {:>10}  {:>8}  {:>8}  {:>13}",
+        "Feature", "Coefficient", "Std. Error", "t", "p", "More ratings"
+    )?;
+    for (c, more) in std::iter::once(&m.intercept)
+        .chain(&m.coefs)
+        .zip(&m.more_ratings)
+    {
+        let more = more.map_or("—".to_string(), |k| k.to_string());
+        writeln!(out, "{}  {more:>13}", coef_row(c, width))?;
+    }
+    writeln!(out, "{}", m.summary())?;
+    let c = m.components;
+    let total = c.rater + c.puzzle + c.residual;
+    writeln!(
+        out,
+        "variance: rater {:.4} ({:.0}%) · puzzle {:.4} ({:.0}%) · residual {:.4} ({:.0}%)",
+        c.rater,
+        100.0 * c.rater / total,
+        c.puzzle,
+        100.0 * c.puzzle / total,
+        c.residual,
+        100.0 * c.residual / total
+    )?;
+    let split = judged.split_half.as_ref();
+    writeln!(
+        out,
+        "puzzle means: split-half reliability {} (r = {}, {} puzzles, Spearman–Brown) · ICC {}",
+        format::fixed(split.map(|s| s.reliability), 3),
+        format::fixed(split.map(|s| s.r), 3),
+        split.map_or(0, |s| s.puzzles),
+        format::fixed(judged.icc, 3)
+    )?;
+    writeln!(
+        out,
+        "R² ceiling (the reliability) {} · features' R² on the puzzle means {}",
+        format::fixed(judged.r2_ceiling, 3),
+        format::fixed(judged.features_r2, 3)
+    )?;
+    writeln!(
+        out,
+        "More ratings: about how many more would make the coefficient significant (α = 0.05, 80% power), same raters-to-puzzles mix"
+    )?;
+    if let Some(left_out) = left_out {
+        writeln!(out, "{left_out}")?;
+    }
+    for w in &m.warnings {
+        writeln!(out, "warning: {w}")?;
+    }
+    Ok(())
+}
+
+/// The width of the table's first column: the longest feature name.
+fn name_width(coefs: &[Coef]) -> usize {
+    coefs
         .iter()
         .map(|c| c.name.len())
         .max()
         .unwrap_or(0)
-        .max("Feature".len());
+        .max("Feature".len())
+}
+
+/// One coefficient's row: name, estimate, standard error, t and p.
+fn coef_row(c: &Coef, width: usize) -> String {
+    format!(
+        "{:<width$}  {:>12}  {:>10}  {:>8}  {:>8}",
+        c.name,
+        format::fixed(Some(c.estimate), 4),
+        format::fixed(c.std_error, 4),
+        format::fixed(c.t, 3),
+        format::p_value(c.p)
+    )
+}
+
+fn print_table(out: &mut impl Write, fit: &Fit, left_out: Option<String>) -> Result<()> {
+    let width = name_width(&fit.coefs);
     writeln!(
         out,
         "{:<width$}  {:>12}  {:>10}  {:>8}  {:>8}",
         "Feature", "Coefficient", "Std. Error", "t", "p"
     )?;
     for c in std::iter::once(&fit.intercept).chain(&fit.coefs) {
-        writeln!(
-            out,
-            "{:<width$}  {:>12}  {:>10}  {:>8}  {:>8}",
-            c.name,
-            format::fixed(Some(c.estimate), 4),
-            format::fixed(c.std_error, 4),
-            format::fixed(c.t, 3),
-            format::p_value(c.p)
-        )?;
+        writeln!(out, "{}", coef_row(c, width))?;
     }
     writeln!(out, "{}", fit.summary())?;
     if let Some(left_out) = left_out {

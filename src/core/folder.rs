@@ -3,6 +3,7 @@
 //!
 //! ```text
 //! puzzles/n<N>-<ENERGY>.jsonl   puzzle stores, one per card count and energy
+//! puzzles/generate.toml         the app's Generate settings, remembered
 //! ratings/ratings.csv           your ratings
 //! ratings/example.csv           the demonstration ratings
 //! ratings/rater.txt             the rater's name, remembered
@@ -112,6 +113,12 @@ impl Folder {
             }
         }
         (all, notes)
+    }
+
+    /// The file that remembers the app's Generate settings (cards, energy,
+    /// batch, steps and the search's other settings).
+    pub fn generate_settings(&self) -> PathBuf {
+        self.puzzles().join("generate.toml")
     }
 
     /// The ratings file the app appends to.

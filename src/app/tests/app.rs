@@ -323,33 +323,7 @@ fn store_candidates(
     n: usize,
     seeds: std::ops::Range<u64>,
 ) -> Vec<boaf_core::generator::pipeline::Candidate> {
-    use boaf_core::generator::descent::SearchParams;
-    use boaf_core::generator::pipeline::{Job, make_candidate};
-    let folder = Folder::new(root.path());
-    let (mut store, _) =
-        boaf_core::generator::store::PuzzleStore::open(&folder.store_file(n, "E5")).unwrap();
-    let mut stored = Vec::new();
-    for seed in seeds {
-        let job = Job {
-            n,
-            energy: boaf_core::generator::energy::builtin()
-                .get("E5")
-                .unwrap()
-                .clone(),
-            seed,
-            params: SearchParams {
-                iterations: 40,
-                ..SearchParams::paper(n)
-            },
-            indices: 0..1,
-            memory_cap: 1 << 30,
-        };
-        let c = make_candidate(&job, 0, Default::default(), |_| {}).unwrap();
-        if store.add(&c).unwrap() {
-            stored.push(c);
-        }
-    }
-    stored
+    seeds.filter_map(|seed| made(root, n, "E5", seed)).collect()
 }
 
 #[test]
@@ -381,16 +355,16 @@ fn the_seed_shown_is_the_one_in_use_and_the_next_unused_one_survives_a_restart()
     generate_one(&mut h);
     assert_eq!(h.state().generation_seed(), 12);
 
-    // After a restart, choosing 6 cards offers the next unused seed for
-    // them, and back at 8 cards the one for 8.
+    // After a restart the panel is back at 6 cards (its settings are kept)
+    // with the next unused seed for them, and at 8 cards the one for 8.
     let mut h = harness(&root);
-    assert_eq!(h.state().generation_seed(), 42);
-    h.get_by_role(egui::Role::Slider).set_value_accesskit(6.0);
-    h.run();
     assert_eq!(h.state().generation_seed(), 12);
     h.get_by_role(egui::Role::Slider).set_value_accesskit(8.0);
     h.run();
     assert_eq!(h.state().generation_seed(), 42);
+    h.get_by_role(egui::Role::Slider).set_value_accesskit(6.0);
+    h.run();
+    assert_eq!(h.state().generation_seed(), 12);
 
     // The same seed again: every candidate is a duplicate, and the status
     // says so and which seed to use instead.
@@ -427,9 +401,13 @@ fn the_queue_marks_rated_candidates_and_can_leave_them_out() {
     assert_eq!(h.state().candidates().len(), stored.len());
     assert_eq!(h.query_all_by_label("✔ rated").count(), 1);
     assert!(h.query_by_label("#2").is_some());
-    // Only unrated: the rated one leaves the queue...
-    h.get_by_role_and_label(egui::Role::CheckBox, "Only unrated")
+    // Unrated only: the rated one leaves the queue...
+    h.get_all_by_role_and_label(egui::Role::ComboBox, "Show")
+        .nth(2)
+        .unwrap()
         .click();
+    h.run();
+    h.get_by_label("unrated only").click();
     h.run();
     assert_eq!(h.query_all_by_label("✔ rated").count(), 0);
     assert!(h.query_by_label("#2").is_none());
@@ -481,11 +459,16 @@ fn use_as_energy_twice_adds_one_energy_and_names_it_the_second_time() {
         h.state().status_text(),
         Some("This fit is already the energy 'fitted' (same definition); nothing was added.")
     );
-    // The one energy carries the rated range of each feature.
+    // The one energy carries the rated range of each feature, then the
+    // cards its ratings covered (all of 8).
     let book = boaf_core::generator::energy::EnergyBook::parse(&once, "fitted").unwrap();
     assert_eq!(book.energies().len(), 1);
-    let range = book.energies()[0].rated_range();
+    let (cards, range) = book.energies()[0].rated_range().split_last().unwrap();
     assert_eq!(range.len(), fit.coefs.len());
+    assert_eq!(
+        (cards.feature.column(), cards.min, cards.max),
+        ("n", 8.0, 8.0)
+    );
     for ((r, c), (lo, hi)) in range.iter().zip(&fit.coefs).zip(&fit.ranges) {
         assert_eq!(
             (r.feature.column(), r.min, r.max),
@@ -633,7 +616,7 @@ fn every_queue_and_regression_column_label_has_its_features_tooltip() {
         }
     }
     assert!(tooltip_of_has(&mut h, None, "n", Feature::N.definition()));
-    assert!(tooltip_of_has(&mut h, None, "value", "lower is better"));
+    assert!(tooltip_of_has(&mut h, None, "E5 value", "lower is better"));
     // The Regression panel: each feature's checkbox.
     let mut h = regression_harness(&root);
     let mut checked = 0;

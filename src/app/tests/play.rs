@@ -265,6 +265,13 @@ fn show_solution_from_a_lost_position_asks_before_it_goes_back_to_the_deal() {
     h.run();
     assert!(!stats(&h, "No solution from this position."));
     assert_eq!(h.state().position(), Some(&lost));
+    // A hint now says what is known already, and is not counted again.
+    press(&mut h, Modifiers::NONE, Key::H);
+    assert!(stats(&h, "Hint: no solution from here."));
+    assert!(stats(
+        &h,
+        &format!("{} moves · 0 undos · 0 restarts · 1 hint", losing.len())
+    ));
     // Asked again, it asks at once (no second hint); accepted, it goes back
     // to the deal (not the player's restart) and replays a solution.
     h.get_by_label("Show solution").click();
@@ -286,6 +293,31 @@ fn show_solution_from_a_lost_position_asks_before_it_goes_back_to_the_deal() {
         &h,
         "not solved by you: the solution replay solved it"
     ));
+}
+
+#[test]
+fn show_solution_on_a_puzzle_with_no_solution_says_so_and_offers_nothing() {
+    let root = temp_root("no-solution");
+    // Deal 10 has no solution (its solvable feature says so).
+    let deal = boaf_core::engine::deal::deal(10);
+    let f = features_for(&deal, FeatureSet::EMPTY, &AnalysisOptions::default()).unwrap();
+    assert!(!f.solvable);
+    store(&root, &candidate(&deal, f, Vec::new()));
+    let mut h = harness_with(
+        &root,
+        egui::vec2(1280.0, 1400.0),
+        TestClock::default().clock(),
+    );
+    play_it(&mut h);
+    h.get_by_label("Show solution").click();
+    h.run();
+    assert!(stats(
+        &h,
+        "This puzzle has no solution, not even from the deal."
+    ));
+    assert!(h.query_by_label("Back to the deal and show it").is_none());
+    assert!(stats(&h, "0 moves · 0 undos · 0 restarts · 0 hints"));
+    assert!(!stats(&h, "(solution shown)"));
 }
 
 #[test]
@@ -347,8 +379,12 @@ fn with_only_unrated_on_save_moves_on_to_the_next_unrated_candidate() {
     step_until(&mut h, secs(60), |app| {
         app.candidates().len() == 3 && !app.is_generating()
     });
-    h.get_by_role_and_label(egui::Role::CheckBox, "Only unrated")
+    h.get_all_by_role_and_label(egui::Role::ComboBox, "Show")
+        .nth(2)
+        .unwrap()
         .click();
+    h.run();
+    h.get_by_label("unrated only").click();
     h.run();
     let puzzle = |h: &Harness<'_, BoafApp>| h.state().current().unwrap().puzzle.clone();
     let a = puzzle(&h);

@@ -214,7 +214,9 @@ fn first_moves(h: &mut Harness<'_, BoafApp>, n: usize) -> Vec<String> {
         } else {
             format!("{i} moves")
         };
+        let start = std::time::Instant::now();
         while h.query_by_label_contains(&made).is_none() {
+            assert!(start.elapsed() < Duration::from_secs(60), "no {made}");
             h.step();
             std::thread::sleep(Duration::from_millis(10));
         }

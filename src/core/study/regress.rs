@@ -91,6 +91,31 @@ pub struct Coef {
     pub p: Option<f64>,
 }
 
+impl Coef {
+    /// A coefficient with its t and two-sided p (from `t_dist`, when there
+    /// is one) worked out from its estimate and standard error.
+    pub(crate) fn new(
+        name: &str,
+        estimate: f64,
+        std_error: Option<f64>,
+        t_dist: Option<&StudentsT>,
+    ) -> Coef {
+        let t = std_error.filter(|&se| se > 0.0).map(|se| estimate / se);
+        let p = t
+            .zip(t_dist)
+            // The survival function keeps tiny p-values that 1 − cdf rounds to 0.
+            .map(|(t, d)| 2.0 * d.sf(t.abs()))
+            .filter(|p| p.is_finite());
+        Coef {
+            name: name.to_string(),
+            estimate,
+            std_error,
+            t,
+            p,
+        }
+    }
+}
+
 /// A fitted regression.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Fit {
@@ -162,6 +187,19 @@ impl Fit {
     /// generator looks for the puzzles the ratings reward, with the rated
     /// range of each feature so that a candidate outside it can be flagged.
     pub fn to_energy_toml(&self, name: &str, about: &str) -> String {
+        self.to_energy_toml_over(name, about, None)
+    }
+
+    /// [`Fit::to_energy_toml`], with the card counts the ratings covered
+    /// ([`FitData::cards`]) in the rated range too, so that a run at other
+    /// cards is warned of before it starts (`n` is rarely a feature of the
+    /// fit: ratings of one card count leave it constant).
+    pub fn to_energy_toml_over(
+        &self,
+        name: &str,
+        about: &str,
+        cards: Option<(f64, f64)>,
+    ) -> String {
         let (c0, w) = self.raw_weights();
         let mut value = format!("{}", -c0);
         for (c, w) in self.coefs.iter().zip(&w) {
@@ -177,6 +215,12 @@ impl Fit {
                     .iter()
                     .zip(&self.ranges)
                     .map(|(c, &(lo, hi))| (c.name.as_str(), [lo, hi]))
+                    // The cards last, as the energy lists a feature it does not read.
+                    .chain(
+                        cards
+                            .filter(|_| !self.coefs.iter().any(|c| c.name == "n"))
+                            .map(|(lo, hi)| ("n", [lo, hi])),
+                    )
                     .collect(),
             ),
         };
@@ -217,6 +261,8 @@ pub struct FitData {
     pub x: Vec<Vec<f64>>,
     /// The ratings.
     pub y: Vec<f64>,
+    /// The table row each of `y` comes from, to find its rater and puzzle.
+    pub rows: Vec<usize>,
     /// Rows left out, for either reason below.
     pub left_out: usize,
     /// Rows left out only because the rating or a chosen feature is empty
@@ -226,6 +272,9 @@ pub struct FitData {
     pub unreadable: usize,
     /// Each value that does not read, in file order.
     pub problems: Vec<ValueProblem>,
+    /// The card counts (`n`) of the rows used, smallest and largest, when
+    /// the table has them: a fit says nothing of other card counts.
+    pub cards: Option<(f64, f64)>,
 }
 
 impl FitData {
@@ -289,6 +338,11 @@ pub fn table_data(table: &RatingsTable, features: &[String]) -> Result<FitData, 
             Some(r) if !missing && !bad => {
                 data.x.push(values);
                 data.y.push(r);
+                if let Some(n) = table.number(row, "n") {
+                    let (lo, hi) = data.cards.unwrap_or((n, n));
+                    data.cards = Some((lo.min(n), hi.max(n)));
+                }
+                data.rows.push(row);
             }
             _ => {
                 data.left_out += 1;
@@ -317,37 +371,14 @@ pub fn fit(names: &[String], x: &[Vec<f64>], y: &[f64]) -> Result<Fit, RegressEr
             features: k,
         });
     }
-    let mut means = vec![0.0; k];
-    let mut sds = vec![0.0; k];
-    let mut ranges = vec![(0.0, 0.0); k];
-    for j in 0..k {
-        ranges[j] = x[..n]
-            .iter()
-            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), r| {
-                (lo.min(r[j]), hi.max(r[j]))
-            });
-        let m = x[..n].iter().map(|r| r[j]).sum::<f64>() / n as f64;
-        let var = x[..n].iter().map(|r| (r[j] - m).powi(2)).sum::<f64>() / (n - 1) as f64;
-        means[j] = m;
-        sds[j] = var.sqrt();
-        if sds[j] <= 1e-12 * m.abs().max(1.0) {
-            return Err(RegressError::Constant(names[j].clone()));
-        }
-    }
-    let z = Array2::from_shape_fn((n, k), |(i, j)| (x[i][j] - means[j]) / sds[j]);
-    // The correlation matrix: its condition number is the collinearity test.
-    let corr = z.t().dot(&z) / (n - 1) as f64;
-    let eig = symmetric_eigenvalues(&corr);
-    let (lo, hi) = eig.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), &e| {
-        (lo.min(e), hi.max(e))
-    });
-    let condition = if lo > 0.0 { hi / lo } else { f64::INFINITY };
-    if condition > SINGULAR_CONDITION {
-        return Err(RegressError::Collinear {
-            condition,
-            hint: collinear_hint(names, &corr),
-        });
-    }
+    let Standardized {
+        means,
+        sds,
+        ranges,
+        z,
+        corr,
+        condition,
+    } = standardize(names, x, n)?;
     let targets = Array1::from_vec(y[..n].to_vec());
     let model = LinearRegression::new()
         .fit(&Dataset::new(z.clone(), targets.clone()))
@@ -389,19 +420,7 @@ pub fn fit(names: &[String], x: &[Vec<f64>], y: &[f64]) -> Result<Fit, RegressEr
             .zip(var_factor)
             .map(|(s2, v)| (s2 * v).sqrt())
             .filter(|se| se.is_finite());
-        let t = std_error.filter(|&se| se > 0.0).map(|se| estimate / se);
-        let p = t
-            .zip(t_dist.as_ref())
-            // The survival function keeps tiny p-values that 1 − cdf rounds to 0.
-            .map(|(t, d)| 2.0 * d.sf(t.abs()))
-            .filter(|p| p.is_finite());
-        Coef {
-            name: name.to_string(),
-            estimate,
-            std_error,
-            t,
-            p,
-        }
+        Coef::new(name, estimate, std_error, t_dist.as_ref())
     };
     if tss <= 0.0 {
         warnings.push("every rating is the same, so there is nothing to explain (no R²)".into());
@@ -428,8 +447,73 @@ pub fn fit(names: &[String], x: &[Vec<f64>], y: &[f64]) -> Result<Fit, RegressEr
     })
 }
 
+/// Raw feature values z-scored, with what the fit reports about them.
+pub(crate) struct Standardized {
+    /// Each feature's mean.
+    pub means: Vec<f64>,
+    /// Each feature's sample standard deviation.
+    pub sds: Vec<f64>,
+    /// Each feature's rated range.
+    pub ranges: Vec<(f64, f64)>,
+    /// The z-scored features, one row per rating.
+    pub z: Array2<f64>,
+    /// The features' correlation matrix.
+    pub corr: Array2<f64>,
+    /// Its condition number.
+    pub condition: f64,
+}
+
+/// Z-scores the first `n` rows of `x`, refusing a constant feature and
+/// singular collinearity: the one preparation the OLS and mixed fits share.
+pub(crate) fn standardize(
+    names: &[String],
+    x: &[Vec<f64>],
+    n: usize,
+) -> Result<Standardized, RegressError> {
+    let k = names.len();
+    let mut means = vec![0.0; k];
+    let mut sds = vec![0.0; k];
+    let mut ranges = vec![(0.0, 0.0); k];
+    for j in 0..k {
+        ranges[j] = x[..n]
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), r| {
+                (lo.min(r[j]), hi.max(r[j]))
+            });
+        let m = x[..n].iter().map(|r| r[j]).sum::<f64>() / n as f64;
+        let var = x[..n].iter().map(|r| (r[j] - m).powi(2)).sum::<f64>() / (n - 1) as f64;
+        means[j] = m;
+        sds[j] = var.sqrt();
+        if sds[j] <= 1e-12 * m.abs().max(1.0) {
+            return Err(RegressError::Constant(names[j].clone()));
+        }
+    }
+    let z = Array2::from_shape_fn((n, k), |(i, j)| (x[i][j] - means[j]) / sds[j]);
+    // The correlation matrix: its condition number is the collinearity test.
+    let corr = z.t().dot(&z) / (n - 1) as f64;
+    let eig = symmetric_eigenvalues(&corr);
+    let (lo, hi) = eig.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), &e| {
+        (lo.min(e), hi.max(e))
+    });
+    let condition = if lo > 0.0 { hi / lo } else { f64::INFINITY };
+    if condition > SINGULAR_CONDITION {
+        return Err(RegressError::Collinear {
+            condition,
+            hint: collinear_hint(names, &corr),
+        });
+    }
+    Ok(Standardized {
+        means,
+        sds,
+        ranges,
+        z,
+        corr,
+        condition,
+    })
+}
+
 /// The most correlated pair of features, to say which ones are collinear.
-fn collinear_hint(names: &[String], corr: &Array2<f64>) -> String {
+pub(crate) fn collinear_hint(names: &[String], corr: &Array2<f64>) -> String {
     let k = names.len();
     let mut best = None;
     for a in 0..k {

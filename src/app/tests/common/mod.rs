@@ -166,3 +166,27 @@ pub fn painted_shapes(h: &Harness<'_, BoafApp>) -> Vec<egui::Shape> {
     }
     out
 }
+
+/// One candidate of `n` cards made under a built-in energy in 40 steps, as
+/// `boaf generate` would, stored in the folder unless a copy is there already.
+pub fn made(root: &TempDir, n: usize, energy: &str, seed: u64) -> Option<Candidate> {
+    let job = boaf_core::generator::pipeline::Job {
+        n,
+        energy: boaf_core::generator::energy::builtin()
+            .get(energy)
+            .unwrap()
+            .clone(),
+        seed,
+        params: SearchParams {
+            iterations: 40,
+            ..SearchParams::paper(n)
+        },
+        indices: 0..1,
+        memory_cap: 1 << 30,
+    };
+    let c = boaf_core::generator::pipeline::make_candidate(&job, 0, Default::default(), |_| {})
+        .unwrap();
+    let folder = Folder::new(root.path());
+    let (mut store, _) = PuzzleStore::open(&folder.store_file(n, energy)).unwrap();
+    store.add(&c).unwrap().then_some(c)
+}
