@@ -332,23 +332,7 @@ fn generate_and_list_puzzles() {
     let dir = TempDir::new("cli-gen");
     let file = dir.join("n6.jsonl");
     let f = file.to_str().unwrap();
-    let gen_args = [
-        "generate",
-        "-n",
-        "6",
-        "--count",
-        "4",
-        "--energy",
-        "E2",
-        "--seed",
-        "11",
-        "--iterations",
-        "200",
-        "--workers",
-        "2",
-        "--out",
-        f,
-    ];
+    let gen_args = small_batch(f);
     let out = boaf(&gen_args, "");
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(text(&out.stderr).contains("seed 11"));
@@ -985,4 +969,297 @@ fn features_print_the_readme_table_and_every_help_lists_them() {
             "{command} --help:\n{help}"
         );
     }
+}
+
+/// `boaf generate`'s arguments for a quick batch of 6-card puzzles into `out`.
+fn small_batch(out: &str) -> [&str; 15] {
+    [
+        "generate",
+        "-n",
+        "6",
+        "--count",
+        "4",
+        "--energy",
+        "E2",
+        "--seed",
+        "11",
+        "--iterations",
+        "200",
+        "--workers",
+        "2",
+        "--out",
+        out,
+    ]
+}
+
+/// A study made from a generated store: its database, and the store.
+fn study_folder(dir: &TempDir) -> (String, String) {
+    let store = dir.join("n6.jsonl");
+    let s = store.to_str().unwrap();
+    let out = boaf(&small_batch(s), "");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    std::fs::write(dir.join("intro.txt"), "Play, then rate <b>each</b>.").unwrap();
+    let db = dir.join("ratings/studies.sqlite");
+    (s.to_string(), db.to_str().unwrap().to_string())
+}
+
+#[test]
+fn study_create_list_close_and_export() {
+    use boaf_core::engine::solver::{Verdict, solve};
+    use boaf_core::study::play_log::{PlayEvent, PlayLog};
+    use boaf_server::answers::{Next, Submission};
+    use boaf_server::store::Store;
+
+    let dir = TempDir::new("cli-study");
+    let (store, db) = study_folder(&dir);
+    let intro = dir.join("intro.txt");
+    let intro = intro.to_str().unwrap();
+    let create = |name: &str, filter: &str| {
+        boaf(
+            &[
+                "study",
+                "create",
+                name,
+                "--from",
+                &store,
+                "--where",
+                filter,
+                "--per-rater",
+                "2",
+                "--intro",
+                intro,
+                "--db",
+                &db,
+            ],
+            "",
+        )
+    };
+    let out = create("pilot", "n == 6");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).is_empty(), "{}", text(&out.stderr));
+    let puzzles = boaf_core::generator::store::read_store(Path::new(&store))
+        .unwrap()
+        .0;
+    assert!(
+        text(&out.stdout).contains(&format!(
+            "pilot  open    {} puzzles, 2 per rater",
+            puzzles.len()
+        )),
+        "{}",
+        text(&out.stdout)
+    );
+    // A filter nothing passes, a bad filter, a name taken, a bad name.
+    let out = create("empty", "n > 6");
+    assert!(
+        !out.status.success() && text(&out.stderr).contains("no puzzle of"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = create("bad", "n >> 6");
+    assert!(
+        text(&out.stderr).contains("bad --where: column"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = create("pilot", "n == 6");
+    assert!(text(&out.stderr).contains("a study named \"pilot\" exists already"));
+    let out = create("a b", "n == 6");
+    assert!(
+        text(&out.stderr).contains("a study name is"),
+        "{}",
+        text(&out.stderr)
+    );
+
+    // Two ratings through the store, as the server stores them.
+    let mut s = Store::open(Path::new(&db)).unwrap();
+    let (rater, _) = s.join("pilot", "Ann", Some("P7")).unwrap();
+    let mut rng = <rand::rngs::StdRng as rand::SeedableRng>::seed_from_u64(3);
+    let mut expected_moves = Vec::new();
+    for i in 0..2 {
+        let Next::Puzzle(h) = s.next("pilot", &rater, &mut rng).unwrap() else {
+            panic!("a puzzle")
+        };
+        let c = puzzles.iter().find(|c| c.puzzle == h.puzzle).unwrap();
+        let Ok(Verdict::Solvable(path)) = solve(&c.state().unwrap()) else {
+            panic!("solvable")
+        };
+        let log = PlayLog {
+            events: path
+                .iter()
+                .map(|m| PlayEvent::Move {
+                    from: m.from,
+                    to: m.to,
+                })
+                .collect(),
+            active_ms: 9_000.0,
+            wall_ms: 12_000.0,
+            solved: true,
+        };
+        let sub = Submission {
+            id: format!("s{i}"),
+            puzzle: h.id,
+            log,
+            rating: 4.0 + i as f64,
+            notes: "=1+1, \"<script>\"".into(),
+        };
+        s.submit("pilot", &rater, &sub).unwrap();
+        expected_moves.push(path.len());
+    }
+    drop(s);
+
+    let out = boaf(&["study", "close", "pilot", "--db", &db], "");
+    assert!(
+        text(&out.stdout).contains("pilot  closed"),
+        "{}",
+        text(&out.stdout)
+    );
+    let out = boaf(&["study", "list", "--db", &db], "");
+    assert!(
+        text(&out.stdout).contains("pilot  closed")
+            && text(&out.stdout).contains("1 raters  2 ratings"),
+        "{}",
+        text(&out.stdout)
+    );
+    let csv = dir.join("pilot.csv");
+    let out = boaf(
+        &[
+            "study",
+            "export",
+            "pilot",
+            "--db",
+            &db,
+            "-o",
+            csv.to_str().unwrap(),
+        ],
+        "",
+    );
+    assert!(
+        text(&out.stdout).contains("2 ratings written to"),
+        "{}",
+        text(&out.stderr)
+    );
+    let table = boaf_core::study::ratings::read_ratings(&csv).unwrap();
+    assert_eq!(table.headers, boaf_core::study::ratings::header());
+    for (row, moves) in expected_moves.iter().enumerate() {
+        assert_eq!(table.text(row, "rater"), Some("P7"));
+        assert_eq!(table.number(row, "moves"), Some(*moves as f64));
+        assert_eq!(table.text(row, "seconds"), Some("9.0"));
+        assert_eq!(table.number(row, "rating"), Some(4.0 + row as f64));
+        assert_eq!(table.notes(row).unwrap(), "=1+1, \"<script>\"");
+        assert!(table.number(row, "avg_flockability").is_some());
+    }
+    assert!(
+        std::fs::read_to_string(&csv)
+            .unwrap()
+            .contains("\"'=1+1, \"\"<script>\"\"\"")
+    );
+    let out = boaf(&["study", "export", "nosuch", "--db", &db], "");
+    assert!(text(&out.stderr).contains("no study named \"nosuch\""));
+}
+
+#[test]
+fn serve_prints_the_link_and_the_secret_answers_and_stops_on_sigint() {
+    use std::io::{BufRead, BufReader, Read};
+    use std::time::{Duration, Instant};
+
+    let dir = TempDir::new("cli-serve");
+    let (store, db) = study_folder(&dir);
+    let intro = dir.join("intro.txt");
+    let out = boaf(
+        &[
+            "study",
+            "create",
+            "pilot",
+            "--from",
+            &store,
+            "--per-rater",
+            "99",
+            "--intro",
+            intro.to_str().unwrap(),
+            "--db",
+            &db,
+        ],
+        "",
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("fewer than --per-rater 99"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = boaf(&["serve", "--per-rater", "0", "--db", &db], "");
+    assert!(
+        text(&out.stderr).contains("--per-rater is a number of requests a second above 0"),
+        "{}",
+        text(&out.stderr)
+    );
+    let mut child = Command::new(env!("CARGO_BIN_EXE_boaf"))
+        .args(["serve", "--port", "0", "--per-address", "500", "--db", &db])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut seen = Vec::new();
+    let (mut link, mut secret) = (None, None);
+    while secret.is_none() {
+        let line = lines
+            .next()
+            .expect("boaf serve printed its secret")
+            .unwrap();
+        if let Some(l) = line.strip_prefix("raters' link for pilot: ") {
+            link = Some(l.to_string());
+        }
+        if let Some(s) = line.strip_prefix("admin secret (shown once; only its hash is kept): ") {
+            secret = Some(s.to_string());
+        }
+        seen.push(line);
+    }
+    let link = link.unwrap_or_else(|| panic!("no link in {seen:?}"));
+    assert!(
+        link.starts_with("http://127.0.0.1:") && link.ends_with("/s/pilot"),
+        "{link}"
+    );
+    assert_eq!(secret.unwrap().len(), 64);
+    // It answers on that address.
+    let host = link
+        .trim_start_matches("http://")
+        .split('/')
+        .next()
+        .unwrap()
+        .to_string();
+    let mut conn = std::net::TcpStream::connect(&host).unwrap();
+    conn.set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    write!(
+        conn,
+        "GET /api/s/pilot HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut reply = String::new();
+    conn.read_to_string(&mut reply).unwrap();
+    assert!(
+        reply.starts_with("HTTP/1.1 200") && reply.contains("rate <b>each</b>"),
+        "{reply}"
+    );
+    // SIGINT stops it cleanly, within a bounded wait.
+    let killed = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let start = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if start.elapsed() > Duration::from_secs(15) {
+            let _ = child.kill();
+            panic!("boaf serve did not stop on SIGINT");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(status.success(), "{status:?}");
+    let rest: Vec<String> = lines.map_while(Result::ok).collect();
+    assert!(rest.iter().any(|l| l == "boaf serve: stopped"), "{rest:?}");
 }

@@ -79,6 +79,28 @@ fn the_binary_without_the_app_feature_links_no_gui_crate() {
     assert!(full.iter().any(|d| d == "eframe"), "{full:?}");
 }
 
+/// The crates of `boaf serve`'s HTTP server.
+const SERVER_CRATES: [&str; 3] = ["tokio", "axum", "hyper"];
+
+#[test]
+fn the_http_server_is_a_feature_and_the_core_has_no_server_crate() {
+    let core = dependency_tree("boaf-core");
+    for c in SERVER_CRATES.iter().chain(&["rusqlite", "boaf-server"]) {
+        assert!(!core.iter().any(|d| d == c), "boaf-core depends on {c}");
+    }
+    // Without its default features the binary keeps the study store, not the server.
+    let headless = cargo_tree(&["-e", "normal", "-p", "boaf", "--no-default-features"]);
+    assert!(headless.iter().any(|d| d == "rusqlite"), "{headless:?}");
+    for c in SERVER_CRATES {
+        assert!(
+            !headless.iter().any(|d| d == c),
+            "boaf --no-default-features depends on {c}"
+        );
+    }
+    let full = cargo_tree(&["-e", "normal", "-p", "boaf"]);
+    assert!(full.iter().any(|d| d == "axum"), "{full:?}");
+}
+
 /// The module path of every source file of a crate (tests, examples and the
 /// folders in `skip` aside): `engine::analysis` for `engine/analysis/mod.rs`.
 fn modules(dir: &Path, crate_root: &str, skip: &[&str]) -> BTreeMap<String, PathBuf> {
@@ -283,11 +305,12 @@ fn cycle(dir: &Path, crate_root: &str, skip: &[&str]) -> Option<Vec<String>> {
 #[test]
 fn no_crate_has_an_import_cycle() {
     // The binary is `src/main.rs` and `src/cli/`; the other crates live
-    // below it in `src/core` and `src/app`.
+    // below it in `src/core`, `src/app` and `src/server`.
     for (dir, crate_root, skip) in [
         ("src/core", "lib", &[][..]),
         ("src/app", "lib", &[]),
-        ("src", "main", &["core", "app"]),
+        ("src/server", "lib", &[]),
+        ("src", "main", &["core", "app", "server"]),
     ] {
         let path = root().join(dir);
         assert!(

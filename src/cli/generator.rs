@@ -338,6 +338,19 @@ fn print_candidate(out: &mut impl Write, c: &Candidate) -> std::io::Result<()> {
     )
 }
 
+/// A `--where` condition, or an error that points at where it is wrong.
+pub fn parse_where(text: &str) -> Result<Vec<Chain>> {
+    parse_condition(text).map_err(|(at, m)| {
+        // Columns count characters, not bytes.
+        let column = text.get(..at).map_or(at, |s| s.chars().count());
+        anyhow!(
+            "bad --where: column {}: {m}\n  {text}\n  {}^",
+            column + 1,
+            " ".repeat(column)
+        )
+    })
+}
+
 /// Runs `boaf puzzles`.
 pub fn puzzles(args: PuzzlesArgs) -> Result<ExitCode> {
     let (mut list, skipped) =
@@ -345,18 +358,7 @@ pub fn puzzles(args: PuzzlesArgs) -> Result<ExitCode> {
     for s in &skipped {
         eprintln!("warning: {}: {s}", args.file.display());
     }
-    let filter: Option<Vec<Chain>> = match &args.filter {
-        Some(text) => Some(parse_condition(text).map_err(|(at, m)| {
-            // Columns count characters, not bytes.
-            let column = text.get(..at).map_or(at, |s| s.chars().count());
-            anyhow!(
-                "bad --where: column {}: {m}\n  {text}\n  {}^",
-                column + 1,
-                " ".repeat(column)
-            )
-        })?),
-        None => None,
-    };
+    let filter = args.filter.as_deref().map(parse_where).transpose()?;
     list.retain(|c| {
         args.energy
             .as_ref()

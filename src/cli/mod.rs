@@ -1,6 +1,7 @@
 //! The command line: parsing with clap, then one file per command group —
 //! [`engine`] (`solve`, `deals`, `analyze`, `halfway`, `deal`), [`generator`]
-//! (`generate`, `puzzles`, `energies`), [`study`] (`regress`), `features`
+//! (`generate`, `puzzles`, `energies`), [`study`] (`regress`), [`serve`]
+//! (`study`, `serve`: rating studies), `features`
 //! (the features' table, from the core's metadata), [`agents`]
 //! (`agents`, the players' win rates), [`tune`] (the greedy weights' genetic
 //! algorithm) and [`bench`]
@@ -13,6 +14,7 @@ mod bench;
 mod engine;
 mod generator;
 mod input;
+mod serve;
 mod study;
 mod tune;
 
@@ -62,6 +64,11 @@ enum Command {
     /// Fit ratings on features: the Regression panel's table
     #[command(after_help = with_features(study::REGRESS_HELP))]
     Regress(study::RegressArgs),
+    /// Rating studies: create, list, open, close and export them
+    Study(serve::StudyArgs),
+    /// Serve the rating studies to raters over HTTP until Ctrl+C
+    #[cfg(feature = "serve")]
+    Serve(serve::ServeArgs),
     /// Every feature: its column name, full name, definition and range (the README's table)
     Features,
     /// Play deals with an agent (random, greedy, flat Monte Carlo, MCTS, best-first): win rate with a 95% Wilson interval, and a paired test against a second agent
@@ -138,6 +145,9 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Command::Puzzles(args) => generator::puzzles(args),
         Command::Energies(args) => generator::energies(args),
         Command::Regress(args) => study::regress(args),
+        Command::Study(args) => serve::study(args),
+        #[cfg(feature = "serve")]
+        Command::Serve(args) => serve::serve(args),
         Command::Features => {
             print!("{}", Feature::table());
             Ok(ExitCode::SUCCESS)

@@ -8,6 +8,7 @@
 //! ratings/example.csv           the demonstration ratings
 //! ratings/rater.txt             the rater's name, remembered
 //! ratings/in-progress.json      games played and not rated yet, to resume
+//! ratings/studies.sqlite        rating studies: raters and their ratings
 //! assets/energies.toml          the energies E0–E5 (editable)
 //! assets/fitted-energies.toml   energies fitted from ratings
 //! energies/*.toml               your own energies, loaded by file name
@@ -138,6 +139,11 @@ impl Folder {
     /// The games in progress: played, not rated yet.
     pub fn in_progress(&self) -> PathBuf {
         self.root.join("ratings/in-progress.json")
+    }
+
+    /// The rating studies' database (`boaf serve`, `boaf study`).
+    pub fn studies_db(&self) -> PathBuf {
+        self.root.join("ratings/studies.sqlite")
     }
 
     /// The file "Use as energy" adds fitted energies to.

@@ -79,7 +79,7 @@ pub struct Rating {
 
 /// What a rater did while playing a puzzle, saved with the rating: exactly
 /// the person's own play, never the solution replay's.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct PlayRecord {
     /// Whether the rater solved the puzzle themselves before rating it (a
     /// solve by the solution replay does not count).
@@ -358,6 +358,18 @@ impl RatingsStore {
         // One write: a kill leaves the row whole or torn, never interleaved.
         append_synced(&mut file, &line).map_err(io_err(&self.path))
     }
+}
+
+/// A whole ratings file (header and one row per rating) in this version's
+/// layout, as [`RatingsStore::append`] writes each row: a study's export.
+pub fn ratings_csv(ratings: &[Rating]) -> Result<Vec<u8>, RatingsError> {
+    let columns = header();
+    let mut out = record(&columns);
+    let store = RatingsStore::at(Path::new(""), columns);
+    for r in ratings {
+        out.extend(store.row_bytes(r)?);
+    }
+    Ok(out)
 }
 
 /// Rewrites a ratings file with every column of [`header`] (its own first,

@@ -4,7 +4,9 @@
 mod common;
 
 use boaf_core::engine::features::Features;
-use boaf_core::study::ratings::{PlayRecord, Rating, RatingsStore, header, read_ratings};
+use boaf_core::study::ratings::{
+    PlayRecord, Rating, RatingsStore, header, parse_ratings, ratings_csv, read_ratings,
+};
 use boaf_core::study::regress::fit;
 use common::temp::TempDir;
 use rand::rngs::StdRng;
@@ -554,4 +556,23 @@ fn a_missing_file_gives_the_os_error_once() {
         source = s.source();
     }
     assert_eq!(shown, format!("{}: {os}", path.display()));
+}
+
+#[test]
+fn an_export_is_the_file_the_store_writes_for_the_same_rows() {
+    let dir = temp_dir("export");
+    let path = dir.join("ratings.csv");
+    let (mut store, _) = RatingsStore::open(&path).unwrap();
+    let rows: Vec<Rating> = (0..4).map(row).collect();
+    for r in &rows {
+        store.append(r).unwrap();
+    }
+    let export = ratings_csv(&rows).unwrap();
+    assert_eq!(export, std::fs::read(&path).unwrap());
+    let table = parse_ratings(&export, "export.csv").unwrap();
+    assert_eq!(table.rows.len(), 4);
+    assert_eq!(table.notes(3).unwrap(), row(3).notes);
+    let mut bad = row(1);
+    bad.rating = 11.0;
+    assert!(ratings_csv(&[bad]).is_err());
 }

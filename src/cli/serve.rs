@@ -1,0 +1,273 @@
+//! Rating studies on the command line: `boaf study` makes, lists, opens,
+//! closes and exports studies in the study database (`boaf-server`'s
+//! store), and `boaf serve` (with the default feature `serve`) serves them
+//! to raters over HTTP until Ctrl+C.
+
+use super::generator::parse_where;
+use anyhow::{Context, Result, bail};
+use boaf_core::durable::write_atomically;
+use boaf_core::engine::feature::Feature;
+use boaf_core::folder::Folder;
+use boaf_core::generator::energy::holds;
+use boaf_core::generator::store::read_store;
+use boaf_core::study::ratings::ratings_csv;
+use boaf_server::answers::{NewStudy, Study};
+use boaf_server::store::Store;
+use clap::{Args, Subcommand};
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// The study database of the working folder, unless `--db` names one.
+#[derive(Args)]
+pub struct DbArg {
+    /// The study database (default: ratings/studies.sqlite)
+    #[arg(long, global = true)]
+    db: Option<PathBuf>,
+}
+
+impl DbArg {
+    fn path(&self) -> PathBuf {
+        self.db
+            .clone()
+            .unwrap_or_else(|| Folder::new(".").studies_db())
+    }
+
+    fn open(&self) -> Result<Store> {
+        let path = self.path();
+        Store::open(&path).with_context(|| path.display().to_string())
+    }
+}
+
+/// `boaf study`: the rating studies.
+#[derive(Args)]
+pub struct StudyArgs {
+    #[command(subcommand)]
+    command: StudyCommand,
+    #[command(flatten)]
+    db: DbArg,
+}
+
+#[derive(Subcommand)]
+enum StudyCommand {
+    /// Make a study from the puzzles of stores (all, or those where a condition holds)
+    #[command(after_help = Feature::help())]
+    Create(CreateArgs),
+    /// List the studies with their puzzles, raters and ratings
+    List,
+    /// Open a study to raters
+    Open {
+        /// The study
+        name: String,
+    },
+    /// Close a study to raters (its ratings stay)
+    Close {
+        /// The study
+        name: String,
+    },
+    /// Write a study's ratings as a ratings CSV (the app's format; the rater's id in `rater`)
+    Export {
+        /// The study
+        name: String,
+        /// The CSV file (default: ratings/study-NAME.csv)
+        #[arg(long, short)]
+        output: Option<PathBuf>,
+    },
+}
+
+/// Arguments of `boaf study create`.
+#[derive(Args)]
+struct CreateArgs {
+    /// The study's name (letters, digits, '-' and '_'; it goes in the raters' link)
+    name: String,
+    /// Store files to take puzzles from
+    #[arg(long, required = true, num_args = 1..)]
+    from: Vec<PathBuf>,
+    /// Keep puzzles where this holds, as `boaf puzzles --where`
+    #[arg(long = "where", value_name = "CONDITION")]
+    filter: Option<String>,
+    /// Puzzles each rater gets
+    #[arg(long)]
+    per_rater: u32,
+    /// A text file raters read first
+    #[arg(long)]
+    intro: PathBuf,
+    /// A code shown to raters at the end (for crowdsourcing sites)
+    #[arg(long)]
+    completion_code: Option<String>,
+}
+
+/// One study as a line of `boaf study list`.
+fn study_line(s: &Study) -> String {
+    format!(
+        "{}  {}  {} puzzles, {} per rater  {} raters  {} ratings",
+        s.name,
+        if s.open { "open  " } else { "closed" },
+        s.puzzles,
+        s.per_rater,
+        s.raters,
+        s.ratings
+    )
+}
+
+/// Runs `boaf study`.
+pub fn study(args: StudyArgs) -> Result<ExitCode> {
+    let mut out = std::io::stdout().lock();
+    match args.command {
+        StudyCommand::Create(c) => {
+            let intro = std::fs::read_to_string(&c.intro)
+                .with_context(|| format!("reading the intro {}", c.intro.display()))?;
+            let filter = c.filter.as_deref().map(parse_where).transpose()?;
+            let mut puzzles = Vec::new();
+            for file in &c.from {
+                let (cands, skipped) =
+                    read_store(file).with_context(|| format!("reading {}", file.display()))?;
+                for s in &skipped {
+                    eprintln!("warning: {}: {s}", file.display());
+                }
+                puzzles.extend(cands.into_iter().filter(|c| {
+                    filter
+                        .as_ref()
+                        .is_none_or(|f| holds(f, |feature| c.features.get(feature)))
+                }));
+            }
+            if puzzles.is_empty() {
+                bail!("no puzzle of {} passes the filter", plural_files(&c.from));
+            }
+            let new = NewStudy {
+                name: c.name,
+                intro,
+                per_rater: c.per_rater,
+                completion_code: c.completion_code,
+            };
+            let s = args.db.open()?.create_study(&new, &puzzles)?;
+            writeln!(out, "created {}", study_line(&s))?;
+            if s.puzzles < s.per_rater {
+                eprintln!(
+                    "warning: each rater gets the study's {} puzzles, fewer than --per-rater {}",
+                    s.puzzles, s.per_rater
+                );
+            }
+        }
+        StudyCommand::List => {
+            let studies = args.db.open()?.studies()?;
+            if studies.is_empty() {
+                writeln!(out, "no studies in {}", args.db.path().display())?;
+            }
+            for s in &studies {
+                writeln!(out, "{}", study_line(s))?;
+            }
+        }
+        StudyCommand::Open { name } => {
+            writeln!(
+                out,
+                "{}",
+                study_line(&args.db.open()?.set_open(&name, true)?)
+            )?;
+        }
+        StudyCommand::Close { name } => {
+            writeln!(
+                out,
+                "{}",
+                study_line(&args.db.open()?.set_open(&name, false)?)
+            )?;
+        }
+        StudyCommand::Export { name, output } => {
+            let ratings = args.db.open()?.export(&name)?;
+            let path = output.unwrap_or_else(|| {
+                Folder::new(".")
+                    .studies_db()
+                    .with_file_name(format!("study-{name}.csv"))
+            });
+            write_atomically(&path, &ratings_csv(&ratings)?)?;
+            writeln!(
+                out,
+                "{} ratings written to {}",
+                ratings.len(),
+                path.display()
+            )?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn plural_files(files: &[PathBuf]) -> String {
+    match files {
+        [one] => one.display().to_string(),
+        many => format!("{} store files", many.len()),
+    }
+}
+
+/// Arguments of `boaf serve`.
+#[cfg(feature = "serve")]
+#[derive(Args)]
+pub struct ServeArgs {
+    /// The port to listen on (0: any free port)
+    #[arg(long, default_value_t = 8080)]
+    port: u16,
+    /// The address to listen on; only this machine by default. Use 0.0.0.0
+    /// for a LAN, or a TLS reverse proxy for the internet
+    #[arg(long, default_value = "127.0.0.1")]
+    bind: std::net::IpAddr,
+    /// Requests a second allowed from one address, on average (bursts of
+    /// three seconds' worth). Behind a reverse proxy every rater has its address
+    #[arg(long, default_value_t = 100.0)]
+    per_address: f64,
+    /// Requests a second allowed per rater, on average (bursts of six seconds' worth)
+    #[arg(long, default_value_t = 5.0)]
+    per_rater: f64,
+    #[command(flatten)]
+    db: DbArg,
+}
+
+/// Runs `boaf serve`: prints the raters' links and a new admin secret, then
+/// serves until Ctrl+C.
+#[cfg(feature = "serve")]
+pub fn serve(args: ServeArgs) -> Result<ExitCode> {
+    use boaf_server::http::{Limits, Server, run_until_interrupted};
+    for (flag, rate) in [
+        ("--per-address", args.per_address),
+        ("--per-rater", args.per_rater),
+    ] {
+        if !(rate.is_finite() && rate > 0.0) {
+            bail!("{flag} is a number of requests a second above 0, not {rate}");
+        }
+    }
+    let limits = Limits::with_rates(args.per_address, args.per_rater);
+    let mut store = args.db.open()?;
+    let studies = store.studies()?;
+    let secret = store.new_admin_secret()?;
+    let db = args.db.path();
+    let server = Server::new(store, limits, None);
+    let addr = std::net::SocketAddr::new(args.bind, args.port);
+    run_until_interrupted(addr, server, |bound| {
+        print_ready(&db, bound, &studies, &secret);
+    })
+    .with_context(|| format!("serving on {addr}"))?;
+    println!("boaf serve: stopped");
+    Ok(ExitCode::SUCCESS)
+}
+
+/// What `boaf serve` says once it listens.
+#[cfg(feature = "serve")]
+fn print_ready(db: &std::path::Path, bound: std::net::SocketAddr, studies: &[Study], secret: &str) {
+    println!("boaf serve: {} on http://{bound}", db.display());
+    if studies.is_empty() {
+        println!("no studies yet: make one with `boaf study create`");
+    }
+    if bound.ip().is_unspecified() {
+        println!(
+            "listening on every address of this machine: in the links, put its LAN address for {}",
+            bound.ip()
+        );
+    }
+    for s in studies {
+        let state = if s.open { "" } else { " (closed)" };
+        println!(
+            "raters' link for {}{state}: http://{bound}/s/{}",
+            s.name, s.name
+        );
+    }
+    println!("admin secret (shown once; only its hash is kept): {secret}");
+    println!("Ctrl+C stops the server");
+}

@@ -1,0 +1,178 @@
+//! What the study store takes and answers: a new study, a rater's
+//! submission, and the studies, hand-outs, stored ratings, progress and
+//! counts it gives back (serialized as the HTTP API's JSON).
+
+use boaf_core::study::play_log::PlayLog;
+use boaf_core::study::ratings::PlayRecord;
+use serde::{Deserialize, Serialize};
+
+/// What a new study is.
+#[derive(Clone, Debug)]
+pub struct NewStudy {
+    /// Its name: letters, digits, `-` and `_`, as it goes in links.
+    pub name: String,
+    /// The text raters read first.
+    pub intro: String,
+    /// Puzzles each rater gets.
+    pub per_rater: u32,
+    /// The code shown at the end (for crowdsourcing sites), if any.
+    pub completion_code: Option<String>,
+}
+
+/// A study as stored.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Study {
+    /// Its row id.
+    pub id: i64,
+    /// Its name.
+    pub name: String,
+    /// The text raters read first.
+    pub intro: String,
+    /// Puzzles each rater gets.
+    pub per_rater: u32,
+    /// Whether raters may join and rate.
+    pub open: bool,
+    /// The code shown at the end, if any.
+    pub completion_code: Option<String>,
+    /// Its puzzles.
+    pub puzzles: u32,
+    /// Its raters.
+    pub raters: u32,
+    /// Its ratings.
+    pub ratings: u32,
+}
+
+/// A rater of a study.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Rater {
+    /// Its row id.
+    pub id: i64,
+    /// The study's row id.
+    #[serde(skip)]
+    pub study: i64,
+    /// The rater's id in exports: the external pid, or `r<row id>`.
+    pub rater: String,
+    /// The nickname (may be empty).
+    pub nickname: String,
+}
+
+/// A puzzle handed to a rater.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Handed {
+    /// The puzzle's id in the study.
+    pub id: i64,
+    /// The puzzle in compact notation.
+    pub puzzle: String,
+    /// Grid rows.
+    pub rows: u32,
+    /// Grid columns.
+    pub cols: u32,
+    /// Its place in the rater's list, from 1.
+    pub position: u32,
+    /// Each cell's card as the app shows it (`10♥`), row by row; `null`
+    /// for an empty cell.
+    pub cards: Vec<Option<String>>,
+}
+
+/// What a rater gets next.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum Next {
+    /// A puzzle to play (the one in progress, or a new one).
+    Puzzle(Handed),
+    /// Nothing left: the rater is done.
+    Done {
+        /// The completion code, if the study has one.
+        completion_code: Option<String>,
+    },
+}
+
+/// A rating as a rater submits it (the JSON body of a submission).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Submission {
+    /// The client-made id that makes a retry store once.
+    #[serde(rename = "submission")]
+    pub id: String,
+    /// The puzzle's id in the study.
+    pub puzzle: i64,
+    /// The play, to be replayed.
+    pub log: PlayLog,
+    /// The rating, 0 to 10.
+    pub rating: f64,
+    /// The notes as typed.
+    #[serde(default)]
+    pub notes: String,
+}
+
+/// What a stored rating answers (the same again for a retry).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Stored {
+    /// The rating's row id.
+    pub rating_id: i64,
+    /// The puzzle's id in the study.
+    pub puzzle: i64,
+    /// The play record the replay derived.
+    pub record: PlayRecord,
+}
+
+/// A rater's own progress.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Progress {
+    /// Puzzles each rater gets.
+    pub per_rater: u32,
+    /// Puzzles rated.
+    pub rated: u32,
+    /// Puzzles skipped.
+    pub skipped: u32,
+    /// The rater's ratings, in the order made.
+    pub ratings: Vec<OwnRating>,
+}
+
+/// One of the rater's own ratings.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct OwnRating {
+    /// The puzzle's id in the study.
+    pub puzzle: i64,
+    /// The rating.
+    pub rating: f64,
+    /// The notes as typed.
+    pub notes: String,
+}
+
+/// A study's live counts, for the designer.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Counts {
+    /// Per puzzle.
+    pub puzzles: Vec<PuzzleCount>,
+    /// Per rater.
+    pub raters: Vec<RaterCount>,
+}
+
+/// One puzzle's counts.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PuzzleCount {
+    /// The puzzle's id in the study.
+    pub id: i64,
+    /// The puzzle in compact notation.
+    pub puzzle: String,
+    /// Ratings of it.
+    pub rated: u32,
+    /// Raters who skipped it.
+    pub skipped: u32,
+    /// Raters playing it now (handed out, not rated or skipped).
+    pub open: u32,
+}
+
+/// One rater's counts.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RaterCount {
+    /// The rater's id in exports.
+    pub rater: String,
+    /// The nickname.
+    pub nickname: String,
+    /// Puzzles rated.
+    pub rated: u32,
+    /// Puzzles skipped.
+    pub skipped: u32,
+}

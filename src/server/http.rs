@@ -1,0 +1,625 @@
+//! The HTTP server (axum on tokio): the JSON API raters' pages use, the
+//! designer's admin endpoints behind a bearer secret, and a placeholder page
+//! until the rater's page is built. Each request is bounded (body size, rate
+//! per token and per address); every refusal is a 4xx with a JSON
+//! `{"error": …}` that says what is wrong, and nothing of it is stored.
+//!
+//! Routes (`{study}` is a study's name):
+//! ```text
+//! GET  /s/{study}                   the rater's page (a placeholder for now)
+//! GET  /api/s/{study}               the study's name, intro, puzzles per rater, open
+//! POST /api/s/{study}/join[?pid=]   {"nickname"}: sets the rater's cookie (resumes one)
+//! GET  /api/s/{study}/next          the puzzle to play, or done (with the completion code)
+//! POST /api/s/{study}/ratings       {"submission", "puzzle", "log", "rating", "notes"}
+//! POST /api/s/{study}/skip          {"puzzle"}
+//! GET  /api/s/{study}/progress      the rater's own counts and ratings
+//! GET  /api/admin/studies           every study (Authorization: Bearer SECRET)
+//! GET  /api/admin/s/{study}/counts  live counts per puzzle and per rater (ditto)
+//! ```
+
+use crate::answers::{Next, Rater, Submission};
+use crate::store::{Store, StoreError};
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{ConnectInfo, DefaultBodyLimit, Path, Query, Request, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::middleware::{self, Next as Continue};
+use axum::response::{Html, IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use rand::SeedableRng;
+use rand::rngs::StdRng;
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use serde_json::json;
+use std::collections::HashMap;
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+/// The Content-Security-Policy of every response: nothing from elsewhere,
+/// no inline script, no framing.
+pub const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; \
+    img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'self'; \
+    frame-ancestors 'none'";
+
+/// A token bucket's shape: `burst` requests at once, refilled at
+/// `per_second`.
+#[derive(Clone, Copy, Debug)]
+pub struct Rate {
+    /// Requests allowed at once.
+    pub burst: f64,
+    /// Requests allowed per second, on average.
+    pub per_second: f64,
+}
+
+/// The bounds on requests.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// The largest request body, in bytes.
+    pub body_bytes: usize,
+    /// The rate per rater token.
+    pub per_token: Rate,
+    /// The rate per client address.
+    pub per_address: Rate,
+}
+
+impl Limits {
+    /// Limits of `per_address` and `per_token` requests a second on
+    /// average, in bursts of 3 and 6 seconds' worth, and a 64 KB body (a
+    /// play log of a long play is a few kilobytes).
+    pub fn with_rates(per_address: f64, per_token: f64) -> Limits {
+        Limits {
+            body_bytes: 64 * 1024,
+            per_token: Rate {
+                burst: 6.0 * per_token,
+                per_second: per_token,
+            },
+            per_address: Rate {
+                burst: 3.0 * per_address,
+                per_second: per_address,
+            },
+        }
+    }
+}
+
+impl Default for Limits {
+    /// `boaf serve`'s defaults: 100 requests a second per address, 5 per rater.
+    fn default() -> Limits {
+        Limits::with_rates(100.0, 5.0)
+    }
+}
+
+/// Token buckets by key (a token or an address): tokens left and when counted.
+#[derive(Default)]
+struct Buckets(HashMap<String, (f64, Instant)>);
+
+impl Buckets {
+    /// Takes one request from the key's bucket; false when it is empty.
+    fn take(&mut self, key: String, rate: Rate, now: Instant) -> bool {
+        if self.0.len() > 100_000 {
+            // Forget buckets that have refilled: they are as new ones.
+            self.0.retain(|_, (left, at)| {
+                *left + now.duration_since(*at).as_secs_f64() * rate.per_second < rate.burst
+            });
+        }
+        let (left, at) = self.0.entry(key).or_insert((rate.burst, now));
+        *left = (*left + now.duration_since(*at).as_secs_f64() * rate.per_second).min(rate.burst);
+        *at = now;
+        if *left >= 1.0 {
+            *left -= 1.0;
+            true
+        } else {
+            false
+        }
+    }
+}
+
+/// The server's state: the store, the hand-out's random ties, the buckets.
+pub struct Server {
+    store: Mutex<Store>,
+    rng: Mutex<StdRng>,
+    buckets: Mutex<Buckets>,
+    limits: Limits,
+}
+
+impl Server {
+    /// A server over an open store; `seed` fixes the hand-out's ties (tests).
+    pub fn new(store: Store, limits: Limits, seed: Option<u64>) -> Arc<Server> {
+        let rng = match seed {
+            Some(s) => StdRng::seed_from_u64(s),
+            None => rand::make_rng(),
+        };
+        Arc::new(Server {
+            store: Mutex::new(store),
+            rng: Mutex::new(rng),
+            buckets: Mutex::new(Buckets::default()),
+            limits,
+        })
+    }
+
+    /// Runs `f` on the store off the async threads (SQLite syncs block).
+    async fn with_store<T: Send + 'static>(
+        self: &Arc<Server>,
+        f: impl FnOnce(&mut Store, &mut StdRng) -> Result<T, StoreError> + Send + 'static,
+    ) -> Result<T, ApiError> {
+        let server = self.clone();
+        tokio::task::spawn_blocking(move || {
+            // A panic elsewhere does not make the store unusable: SQLite rolled back.
+            let mut store = server.store.lock().unwrap_or_else(|p| p.into_inner());
+            let mut rng = server.rng.lock().unwrap_or_else(|p| p.into_inner());
+            f(&mut store, &mut rng)
+        })
+        .await
+        .map_err(|e| ApiError::internal(format!("a request's work failed: {e}")))?
+        .map_err(ApiError::from)
+    }
+}
+
+/// A refusal or failure, as a status and a message.
+#[derive(Debug)]
+pub struct ApiError {
+    status: StatusCode,
+    message: String,
+}
+
+impl ApiError {
+    fn new(status: StatusCode, message: impl Into<String>) -> ApiError {
+        ApiError {
+            status,
+            message: message.into(),
+        }
+    }
+
+    fn internal(detail: String) -> ApiError {
+        // The detail goes to the designer's terminal, not to the rater.
+        eprintln!("boaf serve: {detail}");
+        ApiError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "the server failed to do that; try again",
+        )
+    }
+}
+
+impl From<StoreError> for ApiError {
+    fn from(e: StoreError) -> ApiError {
+        use StoreError as E;
+        let status = match &e {
+            E::Sql(_) | E::NewerSchema(_) | E::BadPuzzle(..) => {
+                return ApiError::internal(e.to_string());
+            }
+            E::NoStudy(_) | E::UnknownPuzzle(_) => StatusCode::NOT_FOUND,
+            E::UnknownRater => StatusCode::UNAUTHORIZED,
+            E::Closed(_) | E::NotHanded(_) => StatusCode::FORBIDDEN,
+            E::StudyExists(_)
+            | E::PidTaken(_)
+            | E::AlreadyRated(_)
+            | E::WasSkipped(_)
+            | E::SubmissionReused(_) => StatusCode::CONFLICT,
+            E::BadStudy(_) | E::Invalid(_) | E::Log(_) => StatusCode::UNPROCESSABLE_ENTITY,
+        };
+        ApiError::new(status, e.to_string())
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        (self.status, Json(json!({ "error": self.message }))).into_response()
+    }
+}
+
+/// A JSON body read by hand, so each problem gets a message: too large
+/// (413), not JSON (400), or the wrong shape or types (422).
+fn read_json<T: DeserializeOwned>(body: Result<Bytes, BytesRejection>) -> Result<T, ApiError> {
+    let bytes = body.map_err(|r| ApiError::new(r.status(), r.body_text()))?;
+    serde_json::from_slice(&bytes).map_err(|e| {
+        let status = match e.classify() {
+            serde_json::error::Category::Data => StatusCode::UNPROCESSABLE_ENTITY,
+            _ => StatusCode::BAD_REQUEST,
+        };
+        ApiError::new(status, format!("the request body: {e}"))
+    })
+}
+
+/// The name of a study's rater cookie.
+fn cookie_name(study: &str) -> String {
+    format!("boaf_{study}")
+}
+
+/// The rater token the request's cookie carries for this study, if any.
+fn token(headers: &HeaderMap, study: &str) -> Option<String> {
+    let name = cookie_name(study);
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(k, _)| *k == name)
+        .map(|(_, v)| v.to_string())
+}
+
+/// The rater whose cookie this is, or 401.
+async fn rater(server: &Arc<Server>, headers: &HeaderMap, study: &str) -> Result<Rater, ApiError> {
+    let token = token(headers, study).ok_or_else(|| {
+        ApiError::new(
+            StatusCode::UNAUTHORIZED,
+            "no rater cookie: join the study first",
+        )
+    })?;
+    let study = study.to_string();
+    server.with_store(move |s, _| s.rater(&study, &token)).await
+}
+
+/// Refuses a request without the admin secret as a bearer token.
+async fn admin(server: &Arc<Server>, headers: &HeaderMap) -> Result<(), ApiError> {
+    let secret = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .map(str::to_string)
+        .ok_or_else(|| {
+            ApiError::new(
+                StatusCode::UNAUTHORIZED,
+                "the admin secret is needed: Authorization: Bearer SECRET",
+            )
+        })?;
+    if server
+        .with_store(move |s, _| s.is_admin_secret(&secret))
+        .await?
+    {
+        Ok(())
+    } else {
+        Err(ApiError::new(
+            StatusCode::FORBIDDEN,
+            "that is not the admin secret",
+        ))
+    }
+}
+
+/// Escapes text for HTML.
+pub fn escape_html(text: &str) -> String {
+    text.chars()
+        .fold(String::with_capacity(text.len()), |mut out, c| {
+            match c {
+                '&' => out.push_str("&amp;"),
+                '<' => out.push_str("&lt;"),
+                '>' => out.push_str("&gt;"),
+                '"' => out.push_str("&quot;"),
+                '\'' => out.push_str("&#39;"),
+                c => out.push(c),
+            }
+            out
+        })
+}
+
+async fn page(
+    State(server): State<Arc<Server>>,
+    Path(study): Path<String>,
+) -> Result<Html<String>, ApiError> {
+    let name = study.clone();
+    let s = server.with_store(move |s, _| s.study(&name)).await?;
+    Ok(Html(format!(
+        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
+         <title>{name}</title></head><body><h1>{name}</h1><p>{intro}</p>\
+         <p>The rater's page is coming: this study's JSON API is at /api/s/{name}/.</p>\
+         </body></html>",
+        name = escape_html(&s.name),
+        intro = escape_html(&s.intro),
+    )))
+}
+
+async fn study_info(
+    State(server): State<Arc<Server>>,
+    Path(study): Path<String>,
+) -> Result<Response, ApiError> {
+    let s = server.with_store(move |s, _| s.study(&study)).await?;
+    Ok(Json(json!({
+        "name": s.name, "intro": s.intro, "per_rater": s.per_rater, "open": s.open,
+    }))
+    .into_response())
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct JoinBody {
+    #[serde(default)]
+    nickname: String,
+}
+
+#[derive(Deserialize)]
+struct JoinQuery {
+    pid: Option<String>,
+}
+
+async fn join(
+    State(server): State<Arc<Server>>,
+    Path(study): Path<String>,
+    Query(query): Query<JoinQuery>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, ApiError> {
+    let body: JoinBody = match &body {
+        Ok(b) if b.iter().all(u8::is_ascii_whitespace) => JoinBody {
+            nickname: String::new(),
+        },
+        _ => read_json(body)?,
+    };
+    // A rater who joined already resumes (unless the link names another pid).
+    if let Ok(r) = rater(&server, &headers, &study).await
+        && query.pid.as_ref().is_none_or(|p| *p == r.rater)
+    {
+        return Ok(Json(&r).into_response());
+    }
+    let name = study.clone();
+    let (r, token) = server
+        .with_store(move |s, _| s.join(&name, &body.nickname, query.pid.as_deref()))
+        .await?;
+    let cookie = format!(
+        "{}={token}; Path=/; HttpOnly; SameSite=Strict; Max-Age=31536000",
+        cookie_name(&study)
+    );
+    let mut response = (StatusCode::CREATED, Json(&r)).into_response();
+    response.headers_mut().insert(
+        header::SET_COOKIE,
+        HeaderValue::from_str(&cookie).expect("a cookie of plain characters"),
+    );
+    Ok(response)
+}
+
+async fn next(
+    State(server): State<Arc<Server>>,
+    Path(study): Path<String>,
+    headers: HeaderMap,
+) -> Result<Json<Next>, ApiError> {
+    let r = rater(&server, &headers, &study).await?;
+    Ok(Json(
+        server
+            .with_store(move |s, rng| s.next(&study, &r, rng))
+            .await?,
+    ))
+}
+
+/// The rater a request comes from and its JSON body.
+async fn rater_and_body<T: DeserializeOwned>(
+    server: &Arc<Server>,
+    headers: &HeaderMap,
+    study: &str,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<(Rater, T), ApiError> {
+    let r = rater(server, headers, study).await?;
+    Ok((r, read_json(body)?))
+}
+
+async fn submit(
+    State(server): State<Arc<Server>>,
+    Path(study): Path<String>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, ApiError> {
+    let (r, sub): (Rater, Submission) = rater_and_body(&server, &headers, &study, body).await?;
+    let stored = server
+        .with_store(move |s, _| s.submit(&study, &r, &sub))
+        .await?;
+    // A retry gets the first answer, status and all.
+    Ok((StatusCode::CREATED, Json(stored)).into_response())
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SkipBody {
+    puzzle: i64,
+}
+
+async fn skip(
+    State(server): State<Arc<Server>>,
+    Path(study): Path<String>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, ApiError> {
+    let (r, b): (Rater, SkipBody) = rater_and_body(&server, &headers, &study, body).await?;
+    server
+        .with_store(move |s, _| s.skip(&study, &r, b.puzzle))
+        .await?;
+    Ok(Json(json!({ "skipped": b.puzzle })).into_response())
+}
+
+async fn progress(
+    State(server): State<Arc<Server>>,
+    Path(study): Path<String>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let r = rater(&server, &headers, &study).await?;
+    let p = server
+        .with_store(move |s, _| s.progress(&study, &r))
+        .await?;
+    Ok(Json(p).into_response())
+}
+
+async fn studies(
+    State(server): State<Arc<Server>>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    admin(&server, &headers).await?;
+    let list = server.with_store(|s, _| s.studies()).await?;
+    Ok(Json(list).into_response())
+}
+
+async fn counts(
+    State(server): State<Arc<Server>>,
+    Path(study): Path<String>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    admin(&server, &headers).await?;
+    let c = server.with_store(move |s, _| s.counts(&study)).await?;
+    Ok(Json(c).into_response())
+}
+
+async fn home() -> Html<&'static str> {
+    Html(
+        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>boaf</title>\
+         </head><body><h1>boaf rating studies</h1><p>Open your study's link. \
+         The rater's page is coming.</p></body></html>",
+    )
+}
+
+async fn not_found() -> ApiError {
+    ApiError::new(StatusCode::NOT_FOUND, "no such page or endpoint")
+}
+
+async fn wrong_method() -> ApiError {
+    ApiError::new(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "this endpoint does not take that method (GET reads, POST sends)",
+    )
+}
+
+/// Takes one request from the address's bucket and the token's (when the
+/// request carries a rater cookie), or answers 429 with when to retry.
+async fn rate_limit(
+    State(server): State<Arc<Server>>,
+    ConnectInfo(addr): ConnectInfo<SocketAddr>,
+    request: Request,
+    next: Continue,
+) -> Response {
+    let now = Instant::now();
+    let tokens: Vec<String> = request
+        .headers()
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|p| p.trim().strip_prefix("boaf_"))
+        .map(|p| format!("token {p}"))
+        .collect();
+    let limits = server.limits;
+    let refused = {
+        let mut buckets = server.buckets.lock().unwrap_or_else(|p| p.into_inner());
+        let address = buckets.take(format!("address {}", addr.ip()), limits.per_address, now);
+        // Every bucket is charged, so no cookie is a way around another.
+        let charged: Vec<bool> = tokens
+            .into_iter()
+            .map(|t| buckets.take(t, limits.per_token, now))
+            .collect();
+        let tokens = charged.iter().all(|&ok| ok);
+        if !address {
+            Some("too many requests from your address")
+        } else if !tokens {
+            Some("too many requests from your rater token")
+        } else {
+            None
+        }
+    };
+    match refused {
+        Some(why) => {
+            let mut r = ApiError::new(
+                StatusCode::TOO_MANY_REQUESTS,
+                format!("{why}: slow down and retry in a second"),
+            )
+            .into_response();
+            r.headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+            r
+        }
+        None => next.run(request).await,
+    }
+}
+
+/// Adds the security headers to every response.
+async fn secure(mut response: Response) -> Response {
+    let h = response.headers_mut();
+    h.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(CSP),
+    );
+    h.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    h.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
+    h.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    response
+}
+
+/// The routes, limits and headers over a server's state. Connections must
+/// carry their address (`into_make_service_with_connect_info`, or
+/// `MockConnectInfo` in tests) for the per-address limit.
+pub fn router(server: Arc<Server>) -> Router {
+    let api = Router::new()
+        .route("/", get(home))
+        .route("/s/{study}", get(page))
+        .route("/api/s/{study}", get(study_info))
+        .route("/api/s/{study}/join", post(join))
+        .route("/api/s/{study}/next", get(next))
+        .route("/api/s/{study}/ratings", post(submit))
+        .route("/api/s/{study}/skip", post(skip))
+        .route("/api/s/{study}/progress", get(progress))
+        .route("/api/admin/studies", get(studies))
+        .route("/api/admin/s/{study}/counts", get(counts))
+        .fallback(not_found)
+        .method_not_allowed_fallback(wrong_method);
+    api.layer(middleware::from_fn_with_state(server.clone(), rate_limit))
+        .layer(DefaultBodyLimit::max(server.limits.body_bytes))
+        .layer(middleware::map_response(secure))
+        .with_state(server)
+}
+
+/// Serves until `shutdown` completes, then finishes the requests under way
+/// (graceful shutdown).
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    server: Arc<Server>,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    axum::serve(
+        listener,
+        router(server).into_make_service_with_connect_info::<SocketAddr>(),
+    )
+    .with_graceful_shutdown(shutdown)
+    .await
+}
+
+/// Binds `addr`, calls `ready` with the address bound (its port when 0 was
+/// asked), and serves on a new runtime until Ctrl+C (SIGINT) or SIGTERM.
+pub fn run_until_interrupted(
+    addr: SocketAddr,
+    server: Arc<Server>,
+    ready: impl FnOnce(SocketAddr),
+) -> std::io::Result<()> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(addr).await?;
+        ready(listener.local_addr()?);
+        serve(listener, server, interrupted()).await
+    })
+}
+
+/// Completes at Ctrl+C (SIGINT), or SIGTERM on Unix.
+async fn interrupted() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = ctrl_c => {}
+                    _ = term.recv() => {}
+                }
+            }
+            Err(_) => ctrl_c.await,
+        }
+    }
+    #[cfg(not(unix))]
+    ctrl_c.await;
+}
