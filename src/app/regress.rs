@@ -4,7 +4,7 @@
 //! model's ([`super::regress_mixed`]).
 
 use super::BoafApp;
-use super::regress_mixed::{Mixing, model_line};
+use super::regress_mixed::{Mixing, feature_list, model_line, table_grid};
 use boaf_core::engine::feature::Feature;
 use boaf_core::folder::Folder;
 use boaf_core::format;
@@ -286,12 +286,6 @@ impl BoafApp {
     }
 }
 
-/// The features of a fit, comma-separated (for an energy's description).
-pub(super) fn feature_list(fit: &Fit) -> String {
-    let names: Vec<&str> = fit.coefs.iter().map(|c| c.name.as_str()).collect();
-    names.join(", ")
-}
-
 /// The rows skipped as unreadable, the rows the fit left out and why, and
 /// each value that is not a number with its line and column (the lists
 /// folded away when long).
@@ -443,14 +437,6 @@ fn coef_chart(ui: &mut egui::Ui, fit: &Fit) {
                 }
             }
         });
-}
-
-/// A striped grid of `columns` columns, spaced as the panel's tables are.
-pub(super) fn table_grid(id: &str, columns: usize) -> egui::Grid {
-    egui::Grid::new(id)
-        .striped(true)
-        .num_columns(columns)
-        .spacing([24.0, 4.0])
 }
 
 /// The table of seed 001's Tables 1–4, with t and p and the fit's summary.

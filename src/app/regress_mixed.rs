@@ -1,9 +1,9 @@
 //! The Regression panel with several raters: the mixed model fitted in the
 //! background, its table with power, the variance components and how
 //! reliable the puzzle means are. Every figure's tooltip is the core's
-//! definition ([`mixed::FIGURES`]), the wording `boaf regress` prints.
+//! definition ([`mixed::FIGURES`]), the wording `boaf regress` prints. It
+//! also holds the table helpers the least-squares part uses.
 
-use super::regress::table_grid;
 use super::task::{Poll, Task};
 use boaf_core::format;
 use boaf_core::study::mixed::{self, Judgement, MixedFit};
@@ -97,7 +97,7 @@ impl Mixing {
             "Minus the rating predicted by the mixed model's fixed effects from {} by {} on {}",
             format::plural(m.n, "rating"),
             format::plural(m.raters, "rater"),
-            super::regress::feature_list(&fixed)
+            feature_list(&fixed)
         );
         Some((fixed, about))
     }
@@ -185,4 +185,18 @@ fn reliability_ui(ui: &mut egui::Ui, judged: &Judgement) {
             s.puzzles
         ));
     }
+}
+
+/// The features of a fit, comma-separated (for an energy's description).
+pub(super) fn feature_list(fit: &Fit) -> String {
+    let names: Vec<&str> = fit.coefs.iter().map(|c| c.name.as_str()).collect();
+    names.join(", ")
+}
+
+/// A striped grid of `columns` columns, spaced as the panel's tables are.
+pub(super) fn table_grid(id: &str, columns: usize) -> egui::Grid {
+    egui::Grid::new(id)
+        .striped(true)
+        .num_columns(columns)
+        .spacing([24.0, 4.0])
 }
