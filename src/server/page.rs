@@ -62,7 +62,10 @@ mod tests {
         assert!(total_bytes() < 200 * 1024, "{} bytes", total_bytes());
         // The page loads each asset from 'self', and has no inline script or style.
         for (name, _, _) in ASSETS.iter().filter(|(n, _, _)| *n != "board.js") {
-            assert!(STUDY_HTML.contains(&format!("/assets/web/{name}")), "{name}");
+            assert!(
+                STUDY_HTML.contains(&format!("/assets/web/{name}")),
+                "{name}"
+            );
         }
         assert!(!STUDY_HTML.contains("<style") && !STUDY_HTML.contains("style="));
         assert_eq!(STUDY_HTML.matches("<script").count(), 1);

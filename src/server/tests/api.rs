@@ -328,14 +328,23 @@ async fn a_full_round_from_a_study_to_its_exported_rows() {
     assert_eq!(page.status, StatusCode::OK);
     let html = page.json.as_str().unwrap();
     assert!(html.contains("src=\"/assets/web/study.js\""), "{html}");
-    assert_eq!(page.headers[header::CONTENT_TYPE], "text/html; charset=utf-8");
+    assert_eq!(
+        page.headers[header::CONTENT_TYPE],
+        "text/html; charset=utf-8"
+    );
     for (file, kind) in [
         ("study.js", "text/javascript; charset=utf-8"),
         ("board.js", "text/javascript; charset=utf-8"),
         ("study.css", "text/css; charset=utf-8"),
     ] {
-        let a = t.call("GET", &format!("/assets/web/{file}"), None, None).await;
-        assert_eq!((a.status, &a.headers[header::CONTENT_TYPE]), (StatusCode::OK, &kind.parse().unwrap()), "{file}");
+        let a = t
+            .call("GET", &format!("/assets/web/{file}"), None, None)
+            .await;
+        assert_eq!(
+            (a.status, &a.headers[header::CONTENT_TYPE]),
+            (StatusCode::OK, &kind.parse().unwrap()),
+            "{file}"
+        );
         assert_eq!(a.headers[header::CONTENT_SECURITY_POLICY], CSP);
     }
     let none = t.call("GET", "/assets/web/secret.toml", None, None).await;

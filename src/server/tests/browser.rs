@@ -11,8 +11,8 @@
 //! Without chromium and chromedriver the test says so and passes; with
 //! `BOAF_BROWSER_TESTS=1` (as `tests/run` sets) it fails instead.
 
-use boaf_core::engine::deal::deal;
 use boaf_core::engine::card::Card;
+use boaf_core::engine::deal::{deal, deal_on};
 use boaf_core::engine::limits::Limits as SearchLimits;
 use boaf_core::engine::notation::{parse_state, to_compact};
 use boaf_core::engine::solver::{Verdict, solve};
@@ -83,18 +83,13 @@ fn start_driver(path: &Path) -> (Driver, String) {
     (driver, format!("http://{addr}"))
 }
 
-/// A puzzle of a deal's first 8 cards on the cells of a 4×4 checkerboard,
-/// the first of them that is solvable, from deal `from` on.
+/// The first solvable 8-card puzzle of a deal's cards on a 2×4 grid, from
+/// deal `from` on.
 fn eight_card_puzzle(from: i32) -> (i32, State) {
+    let grid = Grid::new(2, 4).unwrap();
     (from..)
-        .find_map(|number| {
-            let d = deal(number);
-            let cells: Vec<Option<Card>> = (0..16)
-                .map(|i| d.top(i).filter(|_| (i / 4 + i % 4) % 2 == 0))
-                .collect();
-            let s = State::new(Grid::SQUARE4, &cells).unwrap();
-            matches!(solve(&s), Ok(Verdict::Solvable(_))).then_some((number, s))
-        })
+        .map(|number| (number, deal_on(number, grid)))
+        .find(|(_, s)| matches!(solve(s), Ok(Verdict::Solvable(_))))
         .unwrap()
 }
 
@@ -129,9 +124,7 @@ fn make_store(db: &Path) -> Store {
         per_rater: 1,
         completion_code: None,
     };
-    store
-        .create_study(&deck16, &[candidate(&sixteen)])
-        .unwrap();
+    store.create_study(&deck16, &[candidate(&sixteen)]).unwrap();
     store
 }
 
@@ -160,12 +153,22 @@ async fn wait_for(c: &Client, script: &str, want: Value) {
 
 /// Waits for a screen of the page (`intro`, `play`, `rate`, `done`).
 async fn wait_screen(c: &Client, screen: &str) {
-    wait_for(c, "return document.body.dataset.screen ?? null", json!(screen)).await;
+    wait_for(
+        c,
+        "return document.body.dataset.screen ?? null",
+        json!(screen),
+    )
+    .await;
 }
 
 /// The text of the element `css`.
 async fn text(c: &Client, css: &str) -> String {
-    c.find(Locator::Css(css)).await.unwrap().text().await.unwrap()
+    c.find(Locator::Css(css))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap()
 }
 
 async fn click(c: &Client, css: &str) {
@@ -251,11 +254,7 @@ fn random_states(count: usize) -> Vec<(Value, Value)> {
                 })
                 .collect();
             let state = State::new(grid, &cells).unwrap();
-            let moves: Vec<[u8; 2]> = state
-                .legal_moves()
-                .iter()
-                .map(|m| [m.from, m.to])
-                .collect();
+            let moves: Vec<[u8; 2]> = state.legal_moves().iter().map(|m| [m.from, m.to]).collect();
             (
                 json!({"compact": to_compact(&state), "rows": rows, "cols": cols}),
                 json!(moves),
@@ -391,7 +390,19 @@ async fn a_rater_plays_rates_and_resumes_in_a_real_browser() {
 
     // The row: the play record the server replayed, and the notes as typed.
     let conn = rusqlite::Connection::open(&db).unwrap();
-    let row: (f64, String, bool, u32, u32, u32, u32, bool, f64, String, i64) = conn
+    let row: (
+        f64,
+        String,
+        bool,
+        u32,
+        u32,
+        u32,
+        u32,
+        bool,
+        f64,
+        String,
+        i64,
+    ) = conn
         .query_row(
             "SELECT rating, notes, solved, moves, undos, restarts, hints, \
              solution_shown, seconds, log, puzzle FROM ratings",
@@ -454,8 +465,20 @@ async fn a_rater_plays_rates_and_resumes_in_a_real_browser() {
         vec![],
     )
     .await;
-    assert_eq!(cells[path2[0].from as usize], json!(true), "the move resumed");
-    assert_eq!(run(&c, "return !document.getElementById('undo').disabled", vec![]).await, json!(true));
+    assert_eq!(
+        cells[path2[0].from as usize],
+        json!(true),
+        "the move resumed"
+    );
+    assert_eq!(
+        run(
+            &c,
+            "return !document.getElementById('undo').disabled",
+            vec![]
+        )
+        .await,
+        json!(true)
+    );
     // Skipping the last puzzle ends with the completion code.
     click(&c, "#to-rate").await;
     wait_screen(&c, "rate").await;
@@ -500,7 +523,11 @@ async fn a_rater_plays_rates_and_resumes_in_a_real_browser() {
         eprintln!("{name}: the 16-card board drawn {ms:.0} ms after the navigation started");
         assert!(ms < 3000.0, "first render {ms} ms");
         let fit = fits(&c).await;
-        assert_eq!(fit[0], json!(true), "{name}: the play screen scrolls: {fit}");
+        assert_eq!(
+            fit[0],
+            json!(true),
+            "{name}: the play screen scrolls: {fit}"
+        );
         if name == "desktop" {
             // Two moves made and a stack picked: the picture shows targets.
             play(&c, path16[0]).await;
@@ -512,7 +539,11 @@ async fn a_rater_plays_rates_and_resumes_in_a_real_browser() {
         click(&c, "#to-rate").await;
         wait_screen(&c, "rate").await;
         let fit = fits(&c).await;
-        assert_eq!(fit[0], json!(true), "{name}: the rating screen scrolls: {fit}");
+        assert_eq!(
+            fit[0],
+            json!(true),
+            "{name}: the rating screen scrolls: {fit}"
+        );
         click(&c, "#back").await;
         wait_screen(&c, "play").await;
     }
