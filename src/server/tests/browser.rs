@@ -3,7 +3,8 @@
 //! A rater joins through a `?pid=` link, passes the practice puzzle, wins an
 //! 8-card puzzle by clicking (with an undo and a redo), rates it with notes
 //! that need escaping, and submits; the row in the database is checked, and
-//! a reload resumes at the next puzzle with its move. In the same browser,
+//! a reload resumes at the next puzzle with its move, and a refused
+//! submission shows the server's message. In the same browser,
 //! board.js's legal moves are compared with the engine's on random states,
 //! and a 16-card puzzle's first render and fit are measured at phone and
 //! desktop size (`BOAF_SCREENSHOTS=1` writes the README's screenshots).
@@ -479,9 +480,21 @@ async fn a_rater_plays_rates_and_resumes_in_a_real_browser() {
         .await,
         json!(true)
     );
-    // Skipping the last puzzle ends with the completion code.
+    // A refused submission (the designer closed the study meanwhile) shows
+    // the server's message; once open again, a skip ends with the code.
     click(&c, "#to-rate").await;
     wait_screen(&c, "rate").await;
+    click(&c, "#rating button[value=\"5\"]").await;
+    Store::open(&db).unwrap().set_open("pilot", false).unwrap();
+    click(&c, "#submit").await;
+    wait_for(
+        &c,
+        "return document.getElementById('error').hidden ? null : \
+         document.getElementById('error').textContent",
+        json!("the study \"pilot\" is closed"),
+    )
+    .await;
+    Store::open(&db).unwrap().set_open("pilot", true).unwrap();
     click(&c, "#skip").await;
     wait_screen(&c, "done").await;
     assert_eq!(text(&c, "#code").await, "C0DE42");
