@@ -1,12 +1,13 @@
 //! The HTTP server (axum on tokio): the JSON API raters' pages use, the
-//! designer's admin endpoints behind a bearer secret, and a placeholder page
-//! until the rater's page is built. Each request is bounded (body size, rate
+//! designer's admin endpoints behind a bearer secret, and the rater's page
+//! with its assets ([`crate::page`]). Each request is bounded (body size, rate
 //! per token and per address); every refusal is a 4xx with a JSON
 //! `{"error": …}` that says what is wrong, and nothing of it is stored.
 //!
 //! Routes (`{study}` is a study's name):
 //! ```text
-//! GET  /s/{study}                   the rater's page (a placeholder for now)
+//! GET  /s/{study}                   the rater's page
+//! GET  /assets/web/{file}           its script, board and styles
 //! GET  /api/s/{study}               the study's name, intro, puzzles per rater, open
 //! POST /api/s/{study}/join[?pid=]   {"nickname"}: sets the rater's cookie (resumes one)
 //! GET  /api/s/{study}/next          the puzzle to play, or done (with the completion code)
@@ -297,18 +298,14 @@ pub fn escape_html(text: &str) -> String {
 async fn page(
     State(server): State<Arc<Server>>,
     Path(study): Path<String>,
-) -> Result<Html<String>, ApiError> {
-    let name = study.clone();
-    let s = server.with_store(move |s, _| s.study(&name)).await?;
-    Ok(Html(format!(
-        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">\
-         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
-         <title>{name}</title></head><body><h1>{name}</h1><p>{intro}</p>\
-         <p>The rater's page is coming: this study's JSON API is at /api/s/{name}/.</p>\
-         </body></html>",
-        name = escape_html(&s.name),
-        intro = escape_html(&s.intro),
-    )))
+) -> Result<Response, ApiError> {
+    // An unknown study is a 404 here, not a page that fails later.
+    server.with_store(move |s, _| s.study(&study)).await?;
+    Ok(crate::page::study_page())
+}
+
+async fn web_asset(Path(name): Path<String>) -> Response {
+    crate::page::asset(&name).unwrap_or_else(|| crate::page::no_asset(&name))
 }
 
 async fn study_info(
@@ -460,8 +457,8 @@ async fn counts(
 async fn home() -> Html<&'static str> {
     Html(
         "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>boaf</title>\
-         </head><body><h1>boaf rating studies</h1><p>Open your study's link. \
-         The rater's page is coming.</p></body></html>",
+         </head><body><h1>boaf rating studies</h1><p>Open your study's link \
+         (/s/NAME).</p></body></html>",
     )
 }
 
@@ -554,6 +551,7 @@ pub fn router(server: Arc<Server>) -> Router {
     let api = Router::new()
         .route("/", get(home))
         .route("/s/{study}", get(page))
+        .route("/assets/web/{file}", get(web_asset))
         .route("/api/s/{study}", get(study_info))
         .route("/api/s/{study}/join", post(join))
         .route("/api/s/{study}/next", get(next))

@@ -2,7 +2,7 @@
 //! a browser. [`store`] keeps the studies, raters and ratings in one SQLite
 //! file, taking and answering the types of [`answers`]; [`limits`] bounds
 //! what is sent; with the default feature `http`, [`http`] serves the JSON
-//! API raters' pages use (axum on tokio). The play a rater reports is
+//! API raters' pages use (axum on tokio), and [`page`] the rater's page itself. The play a rater reports is
 //! replayed by `boaf_core::study::play_log`.
 
 #![warn(missing_docs)]
@@ -13,3 +13,5 @@ pub mod store;
 
 #[cfg(feature = "http")]
 pub mod http;
+#[cfg(feature = "http")]
+pub mod page;

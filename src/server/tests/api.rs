@@ -322,15 +322,35 @@ const NOTES: &str = "<script>alert(1)</script> =1+1, \"quoted\"";
 #[tokio::test]
 async fn a_full_round_from_a_study_to_its_exported_rows() {
     let t = Test::new(3, 2, lenient());
-    // The placeholder page escapes the intro, and every answer has the CSP.
+    // The rater's page is static (its script sets the intro as text), its
+    // assets come from 'self' with their types, and every answer has the CSP.
     let page = t.call("GET", "/s/pilot", None, None).await;
     assert_eq!(page.status, StatusCode::OK);
     let html = page.json.as_str().unwrap();
-    assert!(
-        html.contains("Play &lt;b&gt;each&lt;/b&gt; puzzle &amp; rate it.")
-            && html.contains("coming"),
-        "{html}"
+    assert!(html.contains("src=\"/assets/web/study.js\""), "{html}");
+    assert_eq!(
+        page.headers[header::CONTENT_TYPE],
+        "text/html; charset=utf-8"
     );
+    for (file, kind) in [
+        ("study.js", "text/javascript; charset=utf-8"),
+        ("board.js", "text/javascript; charset=utf-8"),
+        ("study.css", "text/css; charset=utf-8"),
+    ] {
+        let a = t
+            .call("GET", &format!("/assets/web/{file}"), None, None)
+            .await;
+        assert_eq!(
+            (a.status, &a.headers[header::CONTENT_TYPE]),
+            (StatusCode::OK, &kind.parse().unwrap()),
+            "{file}"
+        );
+        assert_eq!(a.headers[header::CONTENT_SECURITY_POLICY], CSP);
+    }
+    let none = t.call("GET", "/assets/web/secret.toml", None, None).await;
+    assert_eq!(none.status, StatusCode::NOT_FOUND);
+    let none = t.call("GET", "/s/no-such-study", None, None).await;
+    none.refused(StatusCode::NOT_FOUND, "no-such-study");
     assert_eq!(page.headers[header::CONTENT_SECURITY_POLICY], CSP);
     // Cards read as in the app: a ten is `10`, suits are symbols.
     let all: String = t
