@@ -22,6 +22,7 @@ mod queue;
 mod rate;
 mod regress;
 mod regress_mixed;
+mod study;
 mod task;
 mod watch;
 
@@ -50,10 +51,12 @@ pub enum Tab {
     Regress,
     /// View and edit energies.
     Energies,
+    /// Rating studies: make, open, close, export, and serve them.
+    Study,
 }
 
 impl Tab {
-    const ALL: [Tab; 7] = [
+    const ALL: [Tab; 8] = [
         Tab::Generate,
         Tab::Play,
         Tab::Watch,
@@ -61,6 +64,7 @@ impl Tab {
         Tab::Analyze,
         Tab::Regress,
         Tab::Energies,
+        Tab::Study,
     ];
 
     fn title(self) -> &'static str {
@@ -72,6 +76,7 @@ impl Tab {
             Tab::Analyze => "Analyze",
             Tab::Regress => "Regression",
             Tab::Energies => "Energies",
+            Tab::Study => "Study",
         }
     }
 }
@@ -113,6 +118,8 @@ pub struct BoafApp {
     analyze: analyze::AnalyzePanel,
     watch: watch::WatchPanel,
     regress: regress::RegressPanel,
+    /// Rating studies and their server.
+    study: study::StudyPanel,
 }
 
 impl BoafApp {
@@ -139,6 +146,7 @@ impl BoafApp {
             analyze: analyze::AnalyzePanel::default(),
             watch: watch::WatchPanel::default(),
             regress: regress::RegressPanel::new(&folder),
+            study: study::StudyPanel::new(&folder),
             queue,
             folder,
         };
@@ -332,6 +340,7 @@ impl BoafApp {
                     Tab::Analyze => self.analyze_ui(ui),
                     Tab::Regress => self.regress_ui(ui),
                     Tab::Energies => self.energies_ui(ui),
+                    Tab::Study => self.study_ui(ui),
                 });
         });
     }
@@ -362,6 +371,8 @@ impl BoafApp {
             }
         }
         self.watch.poll(ctx);
+        let said = self.study.poll();
+        self.tell(said);
         self.play.tick(ctx);
         if let Some(e) = self.play.keep() {
             self.say_error(e);
