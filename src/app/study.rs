@@ -187,6 +187,17 @@ fn lan_ip() -> Option<IpAddr> {
     (!ip.is_loopback() && !ip.is_unspecified()).then_some(ip)
 }
 
+/// A striped grid under a row of bold headers; `rows` adds the rows.
+fn table(ui: &mut egui::Ui, id: &str, headers: &[&str], rows: impl FnOnce(&mut egui::Ui)) {
+    egui::Grid::new(id).striped(true).show(ui, |ui| {
+        for h in headers {
+            ui.strong(*h);
+        }
+        ui.end_row();
+        rows(ui);
+    });
+}
+
 /// The server as the panel holds it.
 struct Serving {
     running: Running,
@@ -395,19 +406,16 @@ impl StudyPanel {
             return;
         }
         let mut asks = Vec::new();
-        egui::Grid::new("studies").striped(true).show(ui, |ui| {
-            for h in [
-                "study",
-                "state",
-                "puzzles",
-                "per rater",
-                "raters",
-                "ratings",
-                "",
-            ] {
-                ui.strong(h);
-            }
-            ui.end_row();
+        let headers = [
+            "study",
+            "state",
+            "puzzles",
+            "per rater",
+            "raters",
+            "ratings",
+            "",
+        ];
+        table(ui, "studies", &headers, |ui| {
             for s in &self.studies {
                 let chosen = self.selected.as_deref() == Some(s.name.as_str());
                 if ui.selectable_label(chosen, &s.name).clicked() {
@@ -568,13 +576,11 @@ impl StudyPanel {
             plural(counts.raters.len(), "rater")
         ));
         ui.columns(2, |cols| {
-            egui::Grid::new("per-puzzle")
-                .striped(true)
-                .show(&mut cols[0], |ui| {
-                    for h in ["puzzle", "rated", "skipped", "playing"] {
-                        ui.strong(h);
-                    }
-                    ui.end_row();
+            table(
+                &mut cols[0],
+                "per-puzzle",
+                &["puzzle", "rated", "skipped", "playing"],
+                |ui| {
                     for p in &counts.puzzles {
                         ui.label(format!("#{}", p.id)).on_hover_text(&p.puzzle);
                         for n in [p.rated, p.skipped, p.open] {
@@ -582,14 +588,13 @@ impl StudyPanel {
                         }
                         ui.end_row();
                     }
-                });
-            egui::Grid::new("per-rater")
-                .striped(true)
-                .show(&mut cols[1], |ui| {
-                    for h in ["rater", "nickname", "rated", "skipped"] {
-                        ui.strong(h);
-                    }
-                    ui.end_row();
+                },
+            );
+            table(
+                &mut cols[1],
+                "per-rater",
+                &["rater", "nickname", "rated", "skipped"],
+                |ui| {
                     for r in &counts.raters {
                         ui.label(&r.rater);
                         ui.label(&r.nickname);
@@ -597,7 +602,8 @@ impl StudyPanel {
                         ui.label(r.skipped.to_string());
                         ui.end_row();
                     }
-                });
+                },
+            );
         });
     }
 }

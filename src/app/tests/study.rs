@@ -23,9 +23,9 @@ use serde_json::{Value, json};
 use std::collections::BTreeSet;
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-/// How long the server or the panel's worker may take before a test fails.
+/// How long a reply from the server may take before a test fails.
 const WAIT: Duration = Duration::from_secs(30);
 
 /// An HTTP answer: the status, the headers and the body.
@@ -71,27 +71,6 @@ fn text_of(h: &Harness<'_, BoafApp>, text: &str) -> Option<String> {
     node.label().or(node.value())
 }
 
-/// Steps the app until `check` finds something, or fails after [`WAIT`].
-fn wait_until<T>(
-    h: &mut Harness<'_, BoafApp>,
-    what: &str,
-    check: impl Fn(&Harness<'_, BoafApp>) -> Option<T>,
-) -> T {
-    let start = Instant::now();
-    loop {
-        if let Some(found) = check(h) {
-            return found;
-        }
-        assert!(
-            start.elapsed() < WAIT,
-            "{what} never came; status: {:?}",
-            h.state().status_text()
-        );
-        h.step();
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
 /// Types `text` into the text field labelled `label`, replacing what it held.
 fn type_into(h: &mut Harness<'_, BoafApp>, label: &str, text: &str) {
     h.get_by_role_and_label(egui::Role::TextInput, label)
@@ -111,9 +90,8 @@ fn start_server(h: &mut Harness<'_, BoafApp>, study: &str) -> (String, SocketAdd
     h.get_by_label("Start").click();
     h.run();
     let tail = format!("/s/{study}");
-    let link = wait_until(h, "the raters' link", |h| {
-        text_of(h, &tail).filter(|t| t.starts_with("http://"))
-    });
+    wait_for_label_contains(h, &tail);
+    let link = text_of(h, &tail).unwrap();
     let host = link
         .strip_prefix("http://")
         .and_then(|l| l.strip_suffix(&tail))
@@ -192,19 +170,22 @@ fn study_of(root: &TempDir, name: &str, puzzles: &[Candidate]) {
     store.create_study(&new, puzzles).unwrap();
 }
 
+/// Two or more distinct 6-card candidates, stored in the folder.
+fn six_cards(root: &TempDir) -> Vec<Candidate> {
+    let six: Vec<Candidate> = (1..4).filter_map(|s| made(root, 6, "E5", s)).collect();
+    assert!(six.len() >= 2, "distinct candidates: {}", six.len());
+    six
+}
+
 #[test]
 fn the_panel_serves_a_study_counts_a_real_rating_live_and_stop_stops() {
     let root = temp_root("study-serve");
-    let six: Vec<Candidate> = (1..4).filter_map(|s| made(&root, 6, "E5", s)).collect();
-    assert!(six.len() >= 2, "distinct candidates: {}", six.len());
+    let six = six_cards(&root);
     study_of(&root, "pilot", &six);
     let mut h = harness(&root);
     h.state_mut().set_tab(Tab::Study);
     h.run();
-    wait_until(&mut h, "the study's row", |h| {
-        h.query_by_label_contains("0 ratings from 0 raters")
-            .map(|_| ())
-    });
+    wait_for_label_contains(&mut h, "0 ratings from 0 raters");
     let (link, addr) = start_server(&mut h, "pilot");
     assert!(
         h.query_by_label_contains("Admin secret").is_some(),
@@ -249,19 +230,14 @@ fn the_panel_serves_a_study_counts_a_real_rating_live_and_stop_stops() {
     assert_eq!(stored.status, 201, "{}", stored.body);
 
     // The panel's counts follow, per study, per puzzle and per rater.
-    wait_until(&mut h, "the rating in the counts", |h| {
-        h.query_by_label_contains("1 rating from 1 rater, 0 skipped")
-            .map(|_| ())
-    });
+    wait_for_label_contains(&mut h, "1 rating from 1 rater, 0 skipped");
     assert!(h.query_by_label("Ada").is_some(), "the rater's nickname");
     assert!(h.query_by_label("r1").is_some(), "the rater's id");
 
     // Stop stops: the panel offers Start again, and a connection is refused.
     h.get_by_label("Stop").click();
     h.run();
-    wait_until(&mut h, "Start again", |h| {
-        h.query_by_label("Start").map(|_| ())
-    });
+    wait_for_label(&mut h, "Start");
     assert!(h.query_by_label_contains("/s/pilot").is_none(), "no link");
     assert!(
         TcpStream::connect_timeout(&addr, Duration::from_secs(5)).is_err(),
@@ -272,8 +248,7 @@ fn the_panel_serves_a_study_counts_a_real_rating_live_and_stop_stops() {
 #[test]
 fn a_study_from_the_filtered_queue_has_those_puzzles_and_closing_it_refuses_joins() {
     let root = temp_root("study-create");
-    let six: Vec<Candidate> = (1..4).filter_map(|s| made(&root, 6, "E5", s)).collect();
-    assert!(six.len() >= 2, "distinct candidates: {}", six.len());
+    let six = six_cards(&root);
     made(&root, 8, "E5", 1).expect("an 8-card candidate");
     let mut h = harness(&root);
     h.run();
@@ -291,9 +266,7 @@ fn a_study_from_the_filtered_queue_has_those_puzzles_and_closing_it_refuses_join
     type_into(&mut h, "Name", "six");
     h.get_by_label("Create study").click();
     h.run();
-    wait_until(&mut h, "the new study", |h| {
-        text_of(h, "created six").map(|_| ())
-    });
+    wait_for_label_contains(&mut h, "created six");
     let store = Store::open(&Folder::new(root.path()).studies_db()).unwrap();
     let puzzles: BTreeSet<String> = store
         .counts("six")
@@ -309,9 +282,7 @@ fn a_study_from_the_filtered_queue_has_those_puzzles_and_closing_it_refuses_join
     let (_, addr) = start_server(&mut h, "six");
     h.get_by_label("Close").click();
     h.run();
-    wait_until(&mut h, "the study closed", |h| {
-        h.query_by_label("closed").map(|_| ())
-    });
+    wait_for_label(&mut h, "closed");
     let refused = http(addr, "POST", "/api/s/six/join", None, "{}");
     assert_eq!(refused.status, 403, "{}", refused.body);
     assert!(refused.body.contains("closed"), "{}", refused.body);
@@ -319,9 +290,7 @@ fn a_study_from_the_filtered_queue_has_those_puzzles_and_closing_it_refuses_join
     // Export writes its ratings (none yet) as a ratings CSV.
     h.get_by_label("Export").click();
     h.run();
-    wait_until(&mut h, "the export", |h| {
-        text_of(h, "0 ratings of six written").map(|_| ())
-    });
+    wait_for_label_contains(&mut h, "0 ratings of six written");
     let csv = std::fs::read_to_string(root.join("ratings/study-six.csv")).unwrap();
     assert!(csv.starts_with("puzzle,"), "{csv}");
     h.get_by_label("Stop").click();
