@@ -1,6 +1,7 @@
 //! boaf-app: the desktop app (eframe/egui) where seed 001's design loop
 //! happens in one window: generate, play, watch an agent play, rate,
-//! analyze, regress and edit energies. One panel a file.
+//! analyze, regress and edit energies; and serve rating studies to many
+//! raters. One panel a file.
 //!
 //! A front end only, over `boaf-core`: generation runs in a batch session's
 //! worker threads, analyses, solves and agents in threads of their own

@@ -216,11 +216,11 @@ impl Serving {
 }
 
 /// A QR code's modules, row by row, dark or light.
-pub(super) struct QrModules {
+struct QrModules {
     /// Modules on a side.
-    pub(super) width: usize,
+    width: usize,
     /// Whether each module is dark, row by row.
-    pub(super) dark: Vec<bool>,
+    dark: Vec<bool>,
 }
 
 impl QrModules {
