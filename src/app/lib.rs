@@ -1,6 +1,7 @@
 //! boaf-app: the desktop app (eframe/egui) where seed 001's design loop
 //! happens in one window: generate, play, watch an agent play, rate,
-//! analyze, regress and edit energies. One panel a file.
+//! analyze, regress and edit energies; and serve rating studies to many
+//! raters. One panel a file.
 //!
 //! A front end only, over `boaf-core`: generation runs in a batch session's
 //! worker threads, analyses, solves and agents in threads of their own
@@ -22,6 +23,7 @@ mod queue;
 mod rate;
 mod regress;
 mod regress_mixed;
+mod study;
 mod task;
 mod watch;
 
@@ -50,10 +52,12 @@ pub enum Tab {
     Regress,
     /// View and edit energies.
     Energies,
+    /// Rating studies: make, open, close, export, and serve them.
+    Study,
 }
 
 impl Tab {
-    const ALL: [Tab; 7] = [
+    const ALL: [Tab; 8] = [
         Tab::Generate,
         Tab::Play,
         Tab::Watch,
@@ -61,6 +65,7 @@ impl Tab {
         Tab::Analyze,
         Tab::Regress,
         Tab::Energies,
+        Tab::Study,
     ];
 
     fn title(self) -> &'static str {
@@ -72,6 +77,7 @@ impl Tab {
             Tab::Analyze => "Analyze",
             Tab::Regress => "Regression",
             Tab::Energies => "Energies",
+            Tab::Study => "Study",
         }
     }
 }
@@ -113,6 +119,8 @@ pub struct BoafApp {
     analyze: analyze::AnalyzePanel,
     watch: watch::WatchPanel,
     regress: regress::RegressPanel,
+    /// Rating studies and their server.
+    study: study::StudyPanel,
 }
 
 impl BoafApp {
@@ -139,6 +147,7 @@ impl BoafApp {
             analyze: analyze::AnalyzePanel::default(),
             watch: watch::WatchPanel::default(),
             regress: regress::RegressPanel::new(&folder),
+            study: study::StudyPanel::new(&folder),
             queue,
             folder,
         };
@@ -332,6 +341,7 @@ impl BoafApp {
                     Tab::Analyze => self.analyze_ui(ui),
                     Tab::Regress => self.regress_ui(ui),
                     Tab::Energies => self.energies_ui(ui),
+                    Tab::Study => self.study_ui(ui),
                 });
         });
     }
@@ -362,6 +372,8 @@ impl BoafApp {
             }
         }
         self.watch.poll(ctx);
+        let said = self.study.poll();
+        self.tell(said);
         self.play.tick(ctx);
         if let Some(e) = self.play.keep() {
             self.say_error(e);

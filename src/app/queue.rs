@@ -190,15 +190,20 @@ impl QueueView {
 }
 
 impl BoafApp {
+    /// The queue's candidates the filter shows, in its sort order.
+    pub(super) fn shown_order(&self) -> Vec<usize> {
+        let view = &self.generate.queue;
+        view.sorted(&self.queue)
+            .into_iter()
+            .filter(|&i| view.shown(&self.queue[i], &self.play))
+            .collect()
+    }
+
     /// The queue: its controls, a warning for extrapolated candidates, and
     /// one row per candidate shown.
     pub(super) fn queue_ui(&mut self, ui: &mut egui::Ui) {
+        let order = self.shown_order();
         let view = &self.generate.queue;
-        let order: Vec<usize> = view
-            .sorted(&self.queue)
-            .into_iter()
-            .filter(|&i| view.shown(&self.queue[i], &self.play))
-            .collect();
         let rated = self.queue.iter().filter(|c| view.is_rated(c)).count();
         ui.strong(format!("Candidates ({}, {rated} rated)", self.queue.len()));
         let hidden = self.queue.len() - order.len();

@@ -5,13 +5,12 @@
 
 use super::generator::parse_where;
 use anyhow::{Context, Result, bail};
-use boaf_core::durable::write_atomically;
 use boaf_core::engine::feature::Feature;
 use boaf_core::folder::Folder;
 use boaf_core::generator::energy::holds;
 use boaf_core::generator::store::read_store;
-use boaf_core::study::ratings::ratings_csv;
 use boaf_server::answers::{NewStudy, Study};
+use boaf_server::export;
 use boaf_server::store::Store;
 use clap::{Args, Subcommand};
 use std::io::Write;
@@ -173,19 +172,9 @@ pub fn study(args: StudyArgs) -> Result<ExitCode> {
             )?;
         }
         StudyCommand::Export { name, output } => {
-            let ratings = args.db.open()?.export(&name)?;
-            let path = output.unwrap_or_else(|| {
-                Folder::new(".")
-                    .studies_db()
-                    .with_file_name(format!("study-{name}.csv"))
-            });
-            write_atomically(&path, &ratings_csv(&ratings)?)?;
-            writeln!(
-                out,
-                "{} ratings written to {}",
-                ratings.len(),
-                path.display()
-            )?;
+            let path = output.unwrap_or_else(|| export::default_path(&Folder::new("."), &name));
+            let written = export::export(&args.db.open()?, &name, &path)?;
+            writeln!(out, "{written} ratings written to {}", path.display())?;
         }
     }
     Ok(ExitCode::SUCCESS)

@@ -583,21 +583,89 @@ pub async fn serve(
     .await
 }
 
+/// A server serving on a thread of its own (with its own tokio runtime)
+/// until stopped: what `boaf serve` and the app's Study panel run.
+pub struct Running {
+    addr: SocketAddr,
+    shutdown: Arc<tokio::sync::Notify>,
+    runtime: tokio::runtime::Handle,
+    thread: Option<std::thread::JoinHandle<std::io::Result<()>>>,
+}
+
+impl Running {
+    /// The address bound (its port when 0 was asked).
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// Stops taking connections, finishes the requests under way, and
+    /// waits for the server's thread: a new connection is refused after.
+    pub fn stop(self) -> std::io::Result<()> {
+        self.shutdown.notify_one();
+        self.wait()
+    }
+
+    /// Waits until the server stops (from [`Running::stop`]'s switch).
+    fn wait(mut self) -> std::io::Result<()> {
+        match self.thread.take().map(|t| t.join()) {
+            Some(Ok(result)) => result,
+            Some(Err(_)) => Err(std::io::Error::other("the server's thread panicked")),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for Running {
+    /// A server no longer held stops (without waiting for it).
+    fn drop(&mut self) {
+        self.shutdown.notify_one();
+    }
+}
+
+/// Binds `addr` and serves on a new runtime in a thread of its own until
+/// [`Running::stop`]; fails when the address cannot be bound.
+pub fn start(addr: SocketAddr, server: Arc<Server>) -> std::io::Result<Running> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    let listener = runtime.block_on(tokio::net::TcpListener::bind(addr))?;
+    let addr = listener.local_addr()?;
+    let shutdown = Arc::new(tokio::sync::Notify::new());
+    let handle = runtime.handle().clone();
+    let switch = shutdown.clone();
+    let thread = std::thread::Builder::new()
+        .name("boaf-serve".into())
+        .spawn(move || {
+            // A stored permit: a stop before the server waits still counts.
+            runtime.block_on(serve(
+                listener,
+                server,
+                async move { switch.notified().await },
+            ))
+        })?;
+    Ok(Running {
+        addr,
+        shutdown,
+        runtime: handle,
+        thread: Some(thread),
+    })
+}
+
 /// Binds `addr`, calls `ready` with the address bound (its port when 0 was
-/// asked), and serves on a new runtime until Ctrl+C (SIGINT) or SIGTERM.
+/// asked), and serves (see [`start`]) until Ctrl+C (SIGINT) or SIGTERM.
 pub fn run_until_interrupted(
     addr: SocketAddr,
     server: Arc<Server>,
     ready: impl FnOnce(SocketAddr),
 ) -> std::io::Result<()> {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()?;
-    runtime.block_on(async move {
-        let listener = tokio::net::TcpListener::bind(addr).await?;
-        ready(listener.local_addr()?);
-        serve(listener, server, interrupted()).await
-    })
+    let running = start(addr, server)?;
+    ready(running.addr());
+    let switch = running.shutdown.clone();
+    running.runtime.spawn(async move {
+        interrupted().await;
+        switch.notify_one();
+    });
+    running.wait()
 }
 
 /// Completes at Ctrl+C (SIGINT), or SIGTERM on Unix.

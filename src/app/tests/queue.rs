@@ -119,18 +119,6 @@ fn shows_only(h: &Harness<'_, BoafApp>, keep: impl Fn(&Candidate) -> bool) {
     assert!(h.query_by_label(&hides).is_some(), "{hides}");
 }
 
-/// Chooses `option` in the queue's `k`-th filter (cards, energy, rating).
-fn filter(h: &mut Harness<'_, BoafApp>, k: usize, option: &str) {
-    h.get_all_by_role_and_label(egui::Role::ComboBox, "Show")
-        .nth(k)
-        .unwrap()
-        .click();
-    h.run();
-    // The popup's options are buttons; the rows' names are labels.
-    h.get_by_role_and_label(egui::Role::Button, option).click();
-    h.run();
-}
-
 #[test]
 fn the_filter_hides_the_right_rows_and_says_how_many() {
     let root = temp_root("filter");

@@ -190,3 +190,15 @@ pub fn made(root: &TempDir, n: usize, energy: &str, seed: u64) -> Option<Candida
     let (mut store, _) = PuzzleStore::open(&folder.store_file(n, energy)).unwrap();
     store.add(&c).unwrap().then_some(c)
 }
+
+/// Chooses `option` in the Generate queue's `k`-th filter (cards, energy, rating).
+pub fn filter(h: &mut Harness<'_, BoafApp>, k: usize, option: &str) {
+    h.get_all_by_role_and_label(egui::Role::ComboBox, "Show")
+        .nth(k)
+        .unwrap()
+        .click();
+    h.run();
+    // The popup's options are buttons; the rows' names are labels.
+    h.get_by_role_and_label(egui::Role::Button, option).click();
+    h.run();
+}

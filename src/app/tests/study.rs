@@ -1,0 +1,298 @@
+//! The Study panel, driven through the real app with kittest: the server it
+//! starts takes real HTTP requests on 127.0.0.1 (join, next, a rating with
+//! a play log the server replays) and the panel's live counts show the
+//! rating; its QR code decodes to the link it shows; Stop stops; a study
+//! made from the filtered queue has exactly the puzzles shown; closing it
+//! is shown and the server refuses a join; Export writes its ratings.
+
+mod common;
+
+use boaf_app::{BoafApp, Tab};
+use boaf_core::engine::notation::parse_state;
+use boaf_core::engine::solver::{Verdict, solve};
+use boaf_core::engine::state::Grid;
+use boaf_core::folder::Folder;
+use boaf_core::generator::pipeline::Candidate;
+use boaf_server::answers::NewStudy;
+use boaf_server::store::Store;
+use common::*;
+use eframe::egui;
+use egui_kittest::Harness;
+use egui_kittest::kittest::{NodeT, Queryable};
+use serde_json::{Value, json};
+use std::collections::BTreeSet;
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::time::Duration;
+
+/// How long a reply from the server may take before a test fails.
+const WAIT: Duration = Duration::from_secs(30);
+
+/// An HTTP answer: the status, the headers and the body.
+struct Reply {
+    status: u16,
+    head: String,
+    body: String,
+}
+
+impl Reply {
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.body).unwrap_or_else(|e| panic!("{e}: {}", self.body))
+    }
+}
+
+/// One HTTP/1.1 request on a new connection, with bounded waits.
+fn http(addr: SocketAddr, method: &str, path: &str, cookie: Option<&str>, body: &str) -> Reply {
+    let mut stream = TcpStream::connect_timeout(&addr, Duration::from_secs(5)).unwrap();
+    stream.set_read_timeout(Some(WAIT)).unwrap();
+    let cookie = cookie.map_or(String::new(), |c| format!("Cookie: {c}\r\n"));
+    write!(
+        stream,
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n{cookie}\
+         Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut text = String::new();
+    stream.read_to_string(&mut text).unwrap();
+    let (head, body) = text.split_once("\r\n\r\n").expect("a head and a body");
+    let status = head.split(' ').nth(1).unwrap().parse().unwrap();
+    Reply {
+        status,
+        head: head.to_string(),
+        body: body.to_string(),
+    }
+}
+
+/// The text of the first widget whose label contains `text`.
+fn text_of(h: &Harness<'_, BoafApp>, text: &str) -> Option<String> {
+    let node = h.query_by_label_contains(text)?;
+    let node = node.accesskit_node();
+    node.label().or(node.value())
+}
+
+/// Types `text` into the text field labelled `label`, replacing what it held.
+fn type_into(h: &mut Harness<'_, BoafApp>, label: &str, text: &str) {
+    h.get_by_role_and_label(egui::Role::TextInput, label)
+        .click();
+    h.run();
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    h.run();
+    h.get_by_role_and_label(egui::Role::TextInput, label)
+        .type_text(text);
+    h.run();
+}
+
+/// Starts the server from the panel on any free port of 127.0.0.1, and
+/// returns the raters' link of `study` it shows and its address.
+fn start_server(h: &mut Harness<'_, BoafApp>, study: &str) -> (String, SocketAddr) {
+    type_into(h, "Port", "0");
+    h.get_by_label("Start").click();
+    h.run();
+    let tail = format!("/s/{study}");
+    wait_for_label_contains(h, &tail);
+    let link = text_of(h, &tail).unwrap();
+    let host = link
+        .strip_prefix("http://")
+        .and_then(|l| l.strip_suffix(&tail))
+        .unwrap();
+    let addr: SocketAddr = host.parse().unwrap();
+    assert!(addr.ip().is_loopback(), "{link}");
+    assert_ne!(addr.port(), 0, "the port bound, not the 0 asked");
+    (link, addr)
+}
+
+/// The QR code the panel painted, decoded: its black modules drawn again
+/// on white, one pixel a point, and read by rqrr.
+fn painted_qr(h: &Harness<'_, BoafApp>) -> String {
+    let dark: Vec<egui::Rect> = painted_shapes(h)
+        .into_iter()
+        .filter_map(|s| match s {
+            egui::Shape::Rect(r) if r.fill == egui::Color32::BLACK => Some(r.rect),
+            _ => None,
+        })
+        .collect();
+    assert!(dark.len() > 100, "a QR code's modules: {}", dark.len());
+    let bounds = dark.iter().fold(dark[0], |b, r| b.union(*r));
+    let margin = 20.0;
+    let (w, hgt) = (
+        (bounds.width() + 2.0 * margin) as usize,
+        (bounds.height() + 2.0 * margin) as usize,
+    );
+    let mut image = rqrr::PreparedImage::prepare_from_greyscale(w, hgt, |x, y| {
+        let at = egui::pos2(
+            bounds.min.x - margin + x as f32 + 0.5,
+            bounds.min.y - margin + y as f32 + 0.5,
+        );
+        if dark.iter().any(|r| r.contains(at)) {
+            0
+        } else {
+            255
+        }
+    });
+    let grids = image.detect_grids();
+    assert_eq!(grids.len(), 1, "one QR code painted");
+    grids[0].decode().expect("the QR code decodes").1
+}
+
+/// A play log the server accepts for the handed puzzle: its solution when
+/// it has one (with one move undone and played again), else no move.
+fn play_log(handed: &Value) -> Value {
+    let grid = Grid::new(
+        handed["rows"].as_u64().unwrap() as usize,
+        handed["cols"].as_u64().unwrap() as usize,
+    )
+    .unwrap();
+    let deal = parse_state(handed["puzzle"].as_str().unwrap(), Some(grid)).unwrap();
+    let mv =
+        |m: &boaf_core::engine::state::Move| json!({"kind": "move", "from": m.from, "to": m.to});
+    let (events, solved) = match solve(&deal).unwrap() {
+        Verdict::Solvable(path) => {
+            let mut events = vec![mv(&path[0]), json!({"kind": "undo"})];
+            events.extend(path.iter().map(mv));
+            (events, true)
+        }
+        _ => (vec![], false),
+    };
+    json!({ "events": events, "active_ms": 20_000.0, "wall_ms": 30_000.0, "solved": solved })
+}
+
+/// The folder's candidates stored as `boaf study create` would take them,
+/// in a study of `name`.
+fn study_of(root: &TempDir, name: &str, puzzles: &[Candidate]) {
+    let new = NewStudy {
+        name: name.into(),
+        intro: "Rate each puzzle.".into(),
+        per_rater: 2,
+        completion_code: None,
+    };
+    let mut store = Store::open(&Folder::new(root.path()).studies_db()).unwrap();
+    store.create_study(&new, puzzles).unwrap();
+}
+
+/// Two or more distinct 6-card candidates, stored in the folder.
+fn six_cards(root: &TempDir) -> Vec<Candidate> {
+    let six: Vec<Candidate> = (1..4).filter_map(|s| made(root, 6, "E5", s)).collect();
+    assert!(six.len() >= 2, "distinct candidates: {}", six.len());
+    six
+}
+
+#[test]
+fn the_panel_serves_a_study_counts_a_real_rating_live_and_stop_stops() {
+    let root = temp_root("study-serve");
+    let six = six_cards(&root);
+    study_of(&root, "pilot", &six);
+    let mut h = harness(&root);
+    h.state_mut().set_tab(Tab::Study);
+    h.run();
+    wait_for_label_contains(&mut h, "0 ratings from 0 raters");
+    let (link, addr) = start_server(&mut h, "pilot");
+    assert!(
+        h.query_by_label_contains("Admin secret").is_some(),
+        "the admin secret is shown"
+    );
+    assert_eq!(painted_qr(&h), link, "the QR code is of the link shown");
+
+    // A rater joins, gets a puzzle, and rates it with a play log.
+    let joined = http(
+        addr,
+        "POST",
+        "/api/s/pilot/join",
+        None,
+        r#"{"nickname":"Ada"}"#,
+    );
+    assert_eq!(joined.status, 201, "{}", joined.body);
+    let cookie = joined
+        .head
+        .lines()
+        .find_map(|l| {
+            let (name, value) = l.split_once(": ")?;
+            name.eq_ignore_ascii_case("set-cookie").then_some(value)
+        })
+        .and_then(|c| c.split(';').next())
+        .expect("a rater cookie")
+        .to_string();
+    let next = http(addr, "GET", "/api/s/pilot/next", Some(&cookie), "");
+    assert_eq!(next.status, 200, "{}", next.body);
+    let handed = next.json();
+    assert_eq!(handed["status"], "puzzle");
+    let rating = json!({
+        "submission": "s1", "puzzle": handed["id"], "log": play_log(&handed),
+        "rating": 7, "notes": "nice",
+    });
+    let stored = http(
+        addr,
+        "POST",
+        "/api/s/pilot/ratings",
+        Some(&cookie),
+        &rating.to_string(),
+    );
+    assert_eq!(stored.status, 201, "{}", stored.body);
+
+    // The panel's counts follow, per study, per puzzle and per rater.
+    wait_for_label_contains(&mut h, "1 rating from 1 rater, 0 skipped");
+    assert!(h.query_by_label("Ada").is_some(), "the rater's nickname");
+    assert!(h.query_by_label("r1").is_some(), "the rater's id");
+
+    // Stop stops: the panel offers Start again, and a connection is refused.
+    h.get_by_label("Stop").click();
+    h.run();
+    wait_for_label(&mut h, "Start");
+    assert!(h.query_by_label_contains("/s/pilot").is_none(), "no link");
+    assert!(
+        TcpStream::connect_timeout(&addr, Duration::from_secs(5)).is_err(),
+        "a new connection is refused"
+    );
+}
+
+#[test]
+fn a_study_from_the_filtered_queue_has_those_puzzles_and_closing_it_refuses_joins() {
+    let root = temp_root("study-create");
+    let six = six_cards(&root);
+    made(&root, 8, "E5", 1).expect("an 8-card candidate");
+    let mut h = harness(&root);
+    h.run();
+    filter(&mut h, 0, "6 cards");
+    h.state_mut().set_tab(Tab::Study);
+    h.run();
+    assert!(
+        h.query_by_label_contains(&format!(
+            "the {} candidates the Generate queue shows",
+            six.len()
+        ))
+        .is_some(),
+        "the panel says which candidates it takes"
+    );
+    type_into(&mut h, "Name", "six");
+    h.get_by_label("Create study").click();
+    h.run();
+    wait_for_label_contains(&mut h, "created six");
+    let store = Store::open(&Folder::new(root.path()).studies_db()).unwrap();
+    let puzzles: BTreeSet<String> = store
+        .counts("six")
+        .unwrap()
+        .puzzles
+        .into_iter()
+        .map(|p| p.puzzle)
+        .collect();
+    let want: BTreeSet<String> = six.iter().map(|c| c.puzzle.clone()).collect();
+    assert_eq!(puzzles, want, "exactly the 6-card candidates shown");
+
+    // Closed: the row says so, and the server refuses a join.
+    let (_, addr) = start_server(&mut h, "six");
+    h.get_by_label("Close").click();
+    h.run();
+    wait_for_label(&mut h, "closed");
+    let refused = http(addr, "POST", "/api/s/six/join", None, "{}");
+    assert_eq!(refused.status, 403, "{}", refused.body);
+    assert!(refused.body.contains("closed"), "{}", refused.body);
+
+    // Export writes its ratings (none yet) as a ratings CSV.
+    h.get_by_label("Export").click();
+    h.run();
+    wait_for_label_contains(&mut h, "0 ratings of six written");
+    let csv = std::fs::read_to_string(root.join("ratings/study-six.csv")).unwrap();
+    assert!(csv.starts_with("puzzle,"), "{csv}");
+    h.get_by_label("Stop").click();
+    h.run();
+}
