@@ -6,7 +6,7 @@
 //! the HTTP server store by the same rules, and nothing partial is stored.
 
 use crate::answers::{
-    Counts, Handed, NewStudy, Next, OwnRating, Progress, PuzzleCount, Rater, RaterCount, Stored,
+    Audit, Counts, Handed, NewStudy, Next, OwnRating, Progress, PuzzleCount, Rater, RaterCount, Stored,
     Study, Submission,
 };
 use crate::limits::{check_nickname, check_notes, check_pid, check_study_name};
@@ -729,6 +729,40 @@ impl Store {
             })
         })?;
         Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Every stored rating of a study, and what a half-written one would
+    /// leave (the checks `boaf bench serve` runs after a kill).
+    pub fn audit(&self, study: &str) -> Result<Audit, StoreError> {
+        let study = self.study(study)?;
+        let ratings = self
+            .conn
+            .prepare(
+                "SELECT r.submission, r.rater, r.puzzle FROM ratings r
+                 JOIN raters w ON w.id = r.rater WHERE w.study = ?1 ORDER BY r.id",
+            )?
+            .query_map([study.id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+            .collect::<Result<_, _>>()?;
+        let count = |sql: &str| -> Result<u32, StoreError> {
+            Ok(self.conn.query_row(sql, [study.id], |r| r.get(0))?)
+        };
+        // A rating whose record or log is missing, or that no rated
+        // assignment owns; an assignment marked rated with no rating.
+        let half_written = count(
+            "SELECT COUNT(*) FROM ratings r JOIN raters w ON w.id = r.rater
+             WHERE w.study = ?1 AND (r.log = '' OR r.seconds IS NULL OR NOT EXISTS
+                 (SELECT 1 FROM assignments a WHERE a.rater = r.rater
+                  AND a.puzzle = r.puzzle AND a.state = 'rated'))",
+        )? + count(
+            "SELECT COUNT(*) FROM assignments a JOIN raters w ON w.id = a.rater
+             WHERE w.study = ?1 AND a.state = 'rated' AND NOT EXISTS
+                 (SELECT 1 FROM ratings r WHERE r.rater = a.rater AND r.puzzle = a.puzzle)",
+        )?;
+        Ok(Audit {
+            ratings,
+            half_written,
+            integrity: self.integrity_check()?,
+        })
     }
 
     /// Runs SQLite's own check of the file: `ok` when it is whole.
