@@ -13,3 +13,5 @@ pub mod store;
 
 #[cfg(feature = "http")]
 pub mod http;
+#[cfg(feature = "http")]
+pub mod writer;

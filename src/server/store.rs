@@ -20,6 +20,7 @@ use boaf_core::study::ratings::{PlayRecord, Rating};
 use rand::{Rng, RngExt};
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 use sha2::{Digest, Sha256};
+use std::ops::Deref;
 use std::path::Path;
 use thiserror::Error;
 
@@ -271,9 +272,7 @@ impl Store {
                 new.name
             )));
         }
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let tx = write(&mut self.conn)?;
         let exists: bool = tx.query_row(
             "SELECT EXISTS (SELECT 1 FROM studies WHERE name = ?1)",
             [&new.name],
@@ -366,9 +365,30 @@ impl Store {
         self.study(name)
     }
 
+    /// What a rater's request reads of a study: not its counts, which scan
+    /// its ratings and would make each request slower as the study grows.
+    fn head(&self, name: &str) -> Result<Head, StoreError> {
+        self.conn
+            .query_row(
+                "SELECT id, name, per_rater, open, completion_code FROM studies WHERE name = ?1",
+                [name],
+                |r| {
+                    Ok(Head {
+                        id: r.get(0)?,
+                        name: r.get(1)?,
+                        per_rater: r.get(2)?,
+                        open: r.get(3)?,
+                        completion_code: r.get(4)?,
+                    })
+                },
+            )
+            .optional()?
+            .ok_or_else(|| StoreError::NoStudy(name.to_string()))
+    }
+
     /// An open study, or why not.
-    fn open_study(&self, name: &str) -> Result<Study, StoreError> {
-        let study = self.study(name)?;
+    fn open_study(&self, name: &str) -> Result<Head, StoreError> {
+        let study = self.head(name)?;
         if !study.open {
             return Err(StoreError::Closed(study.name));
         }
@@ -415,7 +435,7 @@ impl Store {
 
     /// The rater of this study whose token this is.
     pub fn rater(&self, study: &str, token: &str) -> Result<Rater, StoreError> {
-        let study = self.study(study)?;
+        let study = self.head(study)?;
         self.conn
             .query_row(
                 "SELECT id, nickname, pid FROM raters WHERE token_sha256 = ?1 AND study = ?2",
@@ -445,9 +465,7 @@ impl Store {
         rng: &mut impl Rng,
     ) -> Result<Next, StoreError> {
         let study = self.open_study(study)?;
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let tx = write(&mut self.conn)?;
         let current: Option<i64> = tx
             .query_row(
                 "SELECT puzzle FROM assignments WHERE rater = ?1 AND state = 'open'
@@ -535,9 +553,7 @@ impl Store {
                 "a submission id is 1 to 64 printable ASCII characters".into(),
             ));
         }
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let tx = write(&mut self.conn)?;
         let earlier = tx
             .query_row(
                 "SELECT id, rater, puzzle, solved, moves, undos, restarts, hints,
@@ -614,9 +630,7 @@ impl Store {
     /// Skips the rater's puzzle (skipping it again changes nothing).
     pub fn skip(&mut self, study: &str, rater: &Rater, puzzle: i64) -> Result<(), StoreError> {
         self.open_study(study)?;
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let tx = write(&mut self.conn)?;
         if Store::assignment(&tx, rater, puzzle)? == "rated" {
             return Err(StoreError::AlreadyRated(puzzle));
         }
@@ -630,7 +644,7 @@ impl Store {
 
     /// The rater's own progress and ratings.
     pub fn progress(&self, study: &str, rater: &Rater) -> Result<Progress, StoreError> {
-        let study = self.study(study)?;
+        let study = self.head(study)?;
         let count = |state: &str| -> Result<u32, StoreError> {
             Ok(self.conn.query_row(
                 "SELECT COUNT(*) FROM assignments WHERE rater = ?1 AND state = ?2",
@@ -765,12 +779,88 @@ impl Store {
         })
     }
 
+    /// Begins a batch (group commit): one transaction, holding the write
+    /// lock, that the requests run in, each in [`Store::in_savepoint`].
+    pub fn begin_batch(&mut self) -> Result<(), StoreError> {
+        Ok(self.conn.execute_batch("BEGIN IMMEDIATE")?)
+    }
+
+    /// Commits the batch (one sync of the log for all of it); a batch that
+    /// does not commit is rolled back whole.
+    pub fn commit_batch(&mut self) -> Result<(), StoreError> {
+        self.conn.execute_batch("COMMIT").map_err(|e| {
+            if !self.conn.is_autocommit() {
+                let _ = self.conn.execute_batch("ROLLBACK");
+            }
+            e.into()
+        })
+    }
+
+    /// Runs one request of a batch in a savepoint, rolled back when `f`
+    /// says it failed, so a refusal leaves nothing in the batch.
+    pub fn in_savepoint<A>(&mut self, f: impl FnOnce(&mut Store) -> (bool, A)) -> A {
+        let saved = self.conn.execute_batch("SAVEPOINT request").is_ok();
+        let (ok, answer) = f(self);
+        if saved {
+            if !ok {
+                let _ = self.conn.execute_batch("ROLLBACK TO request");
+            }
+            let _ = self.conn.execute_batch("RELEASE request");
+        }
+        answer
+    }
+
     /// Runs SQLite's own check of the file: `ok` when it is whole.
     pub fn integrity_check(&self) -> Result<String, StoreError> {
         Ok(self
             .conn
             .query_row("PRAGMA integrity_check", [], |r| r.get(0))?)
     }
+}
+
+/// A study's row without its counts (see [`Store::head`]).
+struct Head {
+    id: i64,
+    name: String,
+    per_rater: u32,
+    open: bool,
+    completion_code: Option<String>,
+}
+
+/// A write's transaction: its own (immediate, so it holds the write lock
+/// from its first read), or a savepoint in a batch's transaction.
+enum Write<'a> {
+    Own(rusqlite::Transaction<'a>),
+    Nested(rusqlite::Savepoint<'a>),
+}
+
+impl Deref for Write<'_> {
+    type Target = Connection;
+    fn deref(&self) -> &Connection {
+        match self {
+            Write::Own(t) => t,
+            Write::Nested(s) => s,
+        }
+    }
+}
+
+impl Write<'_> {
+    fn commit(self) -> rusqlite::Result<()> {
+        match self {
+            Write::Own(t) => t.commit(),
+            Write::Nested(s) => s.commit(),
+        }
+    }
+}
+
+/// A write's transaction on `conn`: a savepoint when a batch's transaction
+/// is open ([`Store::begin_batch`]), else its own.
+fn write(conn: &mut Connection) -> Result<Write<'_>, StoreError> {
+    Ok(if conn.is_autocommit() {
+        Write::Own(conn.transaction_with_behavior(TransactionBehavior::Immediate)?)
+    } else {
+        Write::Nested(conn.savepoint()?)
+    })
 }
 
 /// A puzzle handed to a rater, with its cards as the app shows them.
