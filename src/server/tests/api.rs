@@ -814,6 +814,60 @@ async fn raters_at_once_each_store_once_and_spread_over_the_puzzles() {
 }
 
 #[test]
+fn a_batch_keeps_each_request_that_succeeded_and_undoes_each_that_failed() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("studies.sqlite");
+    let mut store = Store::open(&db).unwrap();
+    let cands: Vec<Candidate> = deals(2)
+        .iter()
+        .enumerate()
+        .map(|(k, d)| candidate(&d.0, k))
+        .collect();
+    let study = NewStudy {
+        name: "pilot".into(),
+        intro: String::new(),
+        per_rater: 1,
+        completion_code: None,
+    };
+    store.create_study(&study, &cands).unwrap();
+    // Group commit: three requests in one transaction; the second wrote a
+    // rater and then failed, so its savepoint is rolled back alone.
+    store.begin_batch().unwrap();
+    let ann = store.in_savepoint(|s| {
+        let r = s.join("pilot", "Ann", None);
+        (r.is_ok(), r)
+    });
+    store.in_savepoint(|s| {
+        s.join("pilot", "Half", None).unwrap();
+        (false, ())
+    });
+    let refused = store.in_savepoint(|s| {
+        let r = s.join("pilot", &"x".repeat(41), None);
+        (r.is_ok(), r)
+    });
+    let bo = store.in_savepoint(|s| {
+        let r = s.join("pilot", "Bo", None);
+        (r.is_ok(), r)
+    });
+    store.commit_batch().unwrap();
+    drop(store);
+    assert!(ann.is_ok() && bo.is_ok() && refused.is_err());
+    let store = Store::open(&db).unwrap();
+    let names: Vec<String> = store
+        .counts("pilot")
+        .unwrap()
+        .raters
+        .into_iter()
+        .map(|r| r.nickname)
+        .collect();
+    assert_eq!(names, ["Ann", "Bo"]);
+    // Outside a batch a write is its own transaction, as before.
+    let mut store = store;
+    store.join("pilot", "Cy", None).unwrap();
+    assert_eq!(store.study("pilot").unwrap().raters, 3);
+}
+
+#[test]
 fn a_database_from_a_newer_boaf_is_refused_and_the_schema_is_versioned() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("studies.sqlite");
