@@ -236,6 +236,16 @@ impl Served {
     }
 }
 
+impl Drop for Served {
+    /// A benchmark that stops early (an error) leaves no server behind.
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
 /// An HTTP/1.1 reply: status, the cookie set, the body as JSON.
 struct Reply {
     status: u16,
