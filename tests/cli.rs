@@ -1358,7 +1358,11 @@ fn regress_reads_a_study_from_the_database_as_its_export() {
 
     // A file and a study at once, or neither, is refused; so is a study not there.
     let both = boaf(&["regress", csv, "--study", "pilot", "--db", db], "");
-    assert!(text(&both.stderr).contains("cannot be used with"), "{}", text(&both.stderr));
+    assert!(
+        text(&both.stderr).contains("cannot be used with"),
+        "{}",
+        text(&both.stderr)
+    );
     let neither = boaf(&["regress"], "");
     assert!(!neither.status.success());
     let missing = boaf(&["regress", "--study", "nosuch", "--db", db], "");
@@ -1406,10 +1410,15 @@ fn bench_serve_loses_and_duplicates_no_rating_under_load_or_kill_9() {
     assert_eq!(runs.len(), 2, "{report}");
     for run in runs {
         assert!(
-            run.contains(" 0 lost, 0 duplicated, integrity ok, 0 half-written, restarted and serving"),
+            run.contains(
+                " 0 lost, 0 duplicated, integrity ok, 0 half-written, restarted and serving"
+            ),
             "{run}"
         );
     }
-    assert!(report.contains("kill runs: 2,") && report.contains("all passed"), "{report}");
+    assert!(
+        report.contains("kill runs: 2,") && report.contains("all passed"),
+        "{report}"
+    );
     assert!(started.elapsed().as_secs() < 60, "{:?}", started.elapsed());
 }

@@ -149,7 +149,12 @@ fn make_study(db: &Path, args: &BenchServeArgs) -> Result<HashMap<String, Vec<Mo
             continue;
         }
         if let Ok(Verdict::Solvable(path)) = solve(&state) {
-            candidates.push(entered_candidate(&state, &energy, false, Limits::default())?);
+            candidates.push(entered_candidate(
+                &state,
+                &energy,
+                false,
+                Limits::default(),
+            )?);
             solutions.insert(text, path);
         }
     }
@@ -284,7 +289,8 @@ impl Conn {
             body.len()
         );
         self.reader.get_mut().write_all(request.as_bytes())?;
-        let bad = |what: &str| std::io::Error::new(std::io::ErrorKind::InvalidData, what.to_string());
+        let bad =
+            |what: &str| std::io::Error::new(std::io::ErrorKind::InvalidData, what.to_string());
         let mut line = String::new();
         if self.reader.read_line(&mut line)? == 0 {
             return Err(std::io::ErrorKind::UnexpectedEof.into());
@@ -345,7 +351,12 @@ fn rate(
         &json!({ "nickname": format!("{tag}{rater}") }).to_string(),
     )?;
     let Some(cookie) = join.cookie.filter(|_| join.status == 201) else {
-        shared.seen.lock().unwrap().refused.push(format!("join: {} {}", join.status, join.json));
+        shared
+            .seen
+            .lock()
+            .unwrap()
+            .refused
+            .push(format!("join: {} {}", join.status, join.json));
         return Ok(());
     };
     for k in 0..load.per_rater {
@@ -354,7 +365,12 @@ fn rate(
         }
         let next = conn.call("GET", &format!("/api/s/{STUDY}/next"), Some(&cookie), "")?;
         if next.json["status"] != "puzzle" {
-            shared.seen.lock().unwrap().refused.push(format!("next: {} {}", next.status, next.json));
+            shared
+                .seen
+                .lock()
+                .unwrap()
+                .refused
+                .push(format!("next: {} {}", next.status, next.json));
             return Ok(());
         }
         let path = next.json["puzzle"]
@@ -393,7 +409,8 @@ fn rate(
             seen.latencies.push(seconds);
             shared.acknowledged.fetch_add(1, Ordering::Relaxed);
         } else {
-            seen.refused.push(format!("submit: {} {}", reply.status, reply.json));
+            seen.refused
+                .push(format!("submit: {} {}", reply.status, reply.json));
         }
     }
     Ok(())
@@ -547,7 +564,10 @@ fn kill_runs(db: &Path, load: &Load, runs: usize, seed: u64) -> Result<bool> {
         // Restarted, the server opens the file again and serves.
         let restarted = Served::start(db)?;
         let mut conn = Conn::open(restarted.addr)?;
-        let serves = conn.call("GET", &format!("/api/s/{STUDY}"), None, "")?.status == 200;
+        let serves = conn
+            .call("GET", &format!("/api/s/{STUDY}"), None, "")?
+            .status
+            == 200;
         let check = Check::of(db, &seen.acknowledged)?;
         restarted.kill()?;
         let ok = check.ok() && serves;

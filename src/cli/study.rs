@@ -1,11 +1,11 @@
 //! The study's command: `boaf regress`, the Regression panel's table on the
 //! command line.
 
+use super::serve::DbArg;
 use anyhow::{Context, Result, bail};
 use boaf_core::engine::feature::Feature;
 use boaf_core::format;
 use boaf_core::study::mixed::{self, Judgement, MixedFit, Model};
-use super::serve::DbArg;
 use boaf_core::study::ratings::{
     RatingsTable, ValueProblem, parse_ratings, ratings_csv, read_ratings,
 };

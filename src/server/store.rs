@@ -6,8 +6,8 @@
 //! the HTTP server store by the same rules, and nothing partial is stored.
 
 use crate::answers::{
-    Audit, Counts, Handed, NewStudy, Next, OwnRating, Progress, PuzzleCount, Rater, RaterCount, Stored,
-    Study, Submission,
+    Audit, Counts, Handed, NewStudy, Next, OwnRating, Progress, PuzzleCount, Rater, RaterCount,
+    Stored, Study, Submission,
 };
 use crate::limits::{check_nickname, check_notes, check_pid, check_study_name};
 use boaf_core::engine::card::Card;
