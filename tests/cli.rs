@@ -1006,7 +1006,7 @@ fn study_folder(dir: &TempDir) -> (String, String) {
 #[test]
 fn study_create_list_close_and_export() {
     use boaf_core::engine::solver::{Verdict, solve};
-    use boaf_core::study::play_log::{PlayEvent, PlayLog};
+    use boaf_core::study::play_log::PlayLog;
     use boaf_server::answers::{Next, Submission};
     use boaf_server::store::Store;
 
@@ -1083,18 +1083,7 @@ fn study_create_list_close_and_export() {
         let Ok(Verdict::Solvable(path)) = solve(&c.state().unwrap()) else {
             panic!("solvable")
         };
-        let log = PlayLog {
-            events: path
-                .iter()
-                .map(|m| PlayEvent::Move {
-                    from: m.from,
-                    to: m.to,
-                })
-                .collect(),
-            active_ms: 9_000.0,
-            wall_ms: 12_000.0,
-            solved: true,
-        };
+        let log = PlayLog::of_moves(&path, 9_000.0, 12_000.0, true);
         let sub = Submission {
             id: format!("s{i}"),
             puzzle: h.id,
@@ -1271,7 +1260,7 @@ fn regress_reads_a_study_from_the_database_as_its_export() {
     use boaf_core::engine::state::Grid;
     use boaf_core::generator::descent::random_puzzle;
     use boaf_core::generator::pipeline::entered_candidate;
-    use boaf_core::study::play_log::{PlayEvent, PlayLog};
+    use boaf_core::study::play_log::PlayLog;
     use boaf_server::answers::{NewStudy, Next, Submission};
     use boaf_server::store::Store;
     use rand::{RngExt, SeedableRng};
@@ -1307,18 +1296,7 @@ fn regress_reads_a_study_from_the_database_as_its_export() {
         let (rater, _) = s.join("pilot", name, None).unwrap();
         while let Next::Puzzle(h) = s.next("pilot", &rater, &mut rng).unwrap() {
             let (c, path) = puzzles.iter().find(|p| p.0.puzzle == h.puzzle).unwrap();
-            let log = PlayLog {
-                events: path
-                    .iter()
-                    .map(|m| PlayEvent::Move {
-                        from: m.from,
-                        to: m.to,
-                    })
-                    .collect(),
-                active_ms: 5_000.0,
-                wall_ms: 6_000.0,
-                solved: true,
-            };
+            let log = PlayLog::of_moves(path, 5_000.0, 6_000.0, true);
             let halfway = c.features.halfway_ratio.unwrap_or(0.0);
             let rating = (10.0 * halfway + 2.0 * k as f64 + rng.random_range(0.0..3.0)).min(10.0);
             let sub = Submission {

@@ -22,7 +22,7 @@ use boaf_core::engine::state::{Grid, Move};
 use boaf_core::generator::descent::{SearchParams, random_puzzle};
 use boaf_core::generator::energy::builtin;
 use boaf_core::generator::pipeline::entered_candidate;
-use boaf_core::study::play_log::{PlayEvent, PlayLog};
+use boaf_core::study::play_log::PlayLog;
 use boaf_server::answers::NewStudy;
 use boaf_server::store::Store;
 use clap::Args;
@@ -335,6 +335,14 @@ struct Shared {
     seen: Mutex<Seen>,
 }
 
+impl Shared {
+    /// Notes a refusal: what was asked, the status and the message.
+    fn refused(&self, what: &str, reply: &Reply) {
+        let line = format!("{what}: {} {}", reply.status, reply.json);
+        self.seen.lock().unwrap().refused.push(line);
+    }
+}
+
 /// One rater's round: join, then for each puzzle next and submit. Returns
 /// early (an error) when the connection fails, as when the server is killed.
 fn rate(
@@ -350,13 +358,8 @@ fn rate(
         None,
         &json!({ "nickname": format!("{tag}{rater}") }).to_string(),
     )?;
-    let Some(cookie) = join.cookie.filter(|_| join.status == 201) else {
-        shared
-            .seen
-            .lock()
-            .unwrap()
-            .refused
-            .push(format!("join: {} {}", join.status, join.json));
+    let Some(cookie) = join.cookie.clone().filter(|_| join.status == 201) else {
+        shared.refused("join", &join);
         return Ok(());
     };
     for k in 0..load.per_rater {
@@ -365,12 +368,7 @@ fn rate(
         }
         let next = conn.call("GET", &format!("/api/s/{STUDY}/next"), Some(&cookie), "")?;
         if next.json["status"] != "puzzle" {
-            shared
-                .seen
-                .lock()
-                .unwrap()
-                .refused
-                .push(format!("next: {} {}", next.status, next.json));
+            shared.refused("next", &next);
             return Ok(());
         }
         let path = next.json["puzzle"]
@@ -378,18 +376,7 @@ fn rate(
             .and_then(|p| load.solutions.get(p))
             .cloned()
             .unwrap_or_default();
-        let log = PlayLog {
-            events: path
-                .iter()
-                .map(|m| PlayEvent::Move {
-                    from: m.from,
-                    to: m.to,
-                })
-                .collect(),
-            active_ms: 20_000.0,
-            wall_ms: 25_000.0,
-            solved: true,
-        };
+        let log = PlayLog::of_moves(&path, 20_000.0, 25_000.0, true);
         let id = format!("{}-{tag}-{rater}-{k}", std::process::id());
         let body = json!({
             "submission": id, "puzzle": next.json["id"], "log": log,
@@ -403,14 +390,13 @@ fn rate(
             &body.to_string(),
         )?;
         let seconds = started.elapsed().as_secs_f64();
-        let mut seen = shared.seen.lock().unwrap();
         if (200..300).contains(&reply.status) {
+            let mut seen = shared.seen.lock().unwrap();
             seen.acknowledged.push(id);
             seen.latencies.push(seconds);
             shared.acknowledged.fetch_add(1, Ordering::Relaxed);
         } else {
-            seen.refused
-                .push(format!("submit: {} {}", reply.status, reply.json));
+            shared.refused("submit", &reply);
         }
     }
     Ok(())

@@ -77,6 +77,25 @@ fn candidate(state: &State, k: usize) -> Candidate {
     }
 }
 
+/// Makes the study "pilot" of the first `puzzles` solvable deals, which it
+/// returns with their solutions.
+fn pilot(store: &mut Store, puzzles: usize, per_rater: u32) -> Vec<(State, Vec<Move>)> {
+    let deals = deals(puzzles);
+    let cands: Vec<Candidate> = deals
+        .iter()
+        .enumerate()
+        .map(|(k, d)| candidate(&d.0, k))
+        .collect();
+    let study = NewStudy {
+        name: "pilot".into(),
+        intro: "Play <b>each</b> puzzle & rate it.".into(),
+        per_rater,
+        completion_code: Some("C0DE42".into()),
+    };
+    store.create_study(&study, &cands).unwrap();
+    deals
+}
+
 /// A test server: a temporary database with one study of `puzzles` deals.
 struct Test {
     _dir: tempfile::TempDir,
@@ -92,19 +111,7 @@ impl Test {
         let db = dir.path().join("ratings/studies.sqlite");
         let mut store = Store::open(&db).unwrap();
         assert_eq!(store.journal_mode().unwrap(), "wal");
-        let deals = deals(puzzles);
-        let cands: Vec<Candidate> = deals
-            .iter()
-            .enumerate()
-            .map(|(k, d)| candidate(&d.0, k))
-            .collect();
-        let study = NewStudy {
-            name: "pilot".into(),
-            intro: "Play <b>each</b> puzzle & rate it.".into(),
-            per_rater,
-            completion_code: Some("C0DE42".into()),
-        };
-        store.create_study(&study, &cands).unwrap();
+        let deals = pilot(&mut store, puzzles, per_rater);
         let secret = store.new_admin_secret().unwrap();
         Test {
             _dir: dir,
@@ -818,18 +825,7 @@ fn a_batch_keeps_each_request_that_succeeded_and_undoes_each_that_failed() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("studies.sqlite");
     let mut store = Store::open(&db).unwrap();
-    let cands: Vec<Candidate> = deals(2)
-        .iter()
-        .enumerate()
-        .map(|(k, d)| candidate(&d.0, k))
-        .collect();
-    let study = NewStudy {
-        name: "pilot".into(),
-        intro: String::new(),
-        per_rater: 1,
-        completion_code: None,
-    };
-    store.create_study(&study, &cands).unwrap();
+    pilot(&mut store, 2, 1);
     // Group commit: three requests in one transaction; the second wrote a
     // rater and then failed, so its savepoint is rolled back alone.
     store.begin_batch().unwrap();
