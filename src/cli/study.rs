@@ -34,8 +34,13 @@ ICC, the R² ceiling beside the features' R² on the puzzle means, and for
 each coefficient about how many more ratings would make it significant
 (α = 0.05 two-sided, 80% power: n·(2.80/|t|)² in all).
 
-Example:
-  boaf regress ratings/example.csv --features halfway_ratio,rank_clusters";
+With --study NAME instead of a file, the study's ratings are read from
+the study database (--db, default ratings/studies.sqlite): the rows
+`boaf study export` writes, fitted as that CSV would be.
+
+Examples:
+  boaf regress ratings/example.csv --features halfway_ratio,rank_clusters
+  boaf regress --study pilot";
 
 /// Arguments of `boaf regress`.
 #[derive(Args)]
