@@ -20,9 +20,12 @@ use boaf_core::study::ratings::{PlayRecord, Rating};
 use rand::{Rng, RngExt};
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 use sha2::{Digest, Sha256};
-use std::ops::Deref;
 use std::path::Path;
 use thiserror::Error;
+
+mod batch;
+
+use batch::write;
 
 /// The schema this version writes and reads.
 pub const SCHEMA_VERSION: i64 = 1;
@@ -779,37 +782,6 @@ impl Store {
         })
     }
 
-    /// Begins a batch (group commit): one transaction, holding the write
-    /// lock, that the requests run in, each in [`Store::in_savepoint`].
-    pub fn begin_batch(&mut self) -> Result<(), StoreError> {
-        Ok(self.conn.execute_batch("BEGIN IMMEDIATE")?)
-    }
-
-    /// Commits the batch (one sync of the log for all of it); a batch that
-    /// does not commit is rolled back whole.
-    pub fn commit_batch(&mut self) -> Result<(), StoreError> {
-        self.conn.execute_batch("COMMIT").map_err(|e| {
-            if !self.conn.is_autocommit() {
-                let _ = self.conn.execute_batch("ROLLBACK");
-            }
-            e.into()
-        })
-    }
-
-    /// Runs one request of a batch in a savepoint, rolled back when `f`
-    /// says it failed, so a refusal leaves nothing in the batch.
-    pub fn in_savepoint<A>(&mut self, f: impl FnOnce(&mut Store) -> (bool, A)) -> A {
-        let saved = self.conn.execute_batch("SAVEPOINT request").is_ok();
-        let (ok, answer) = f(self);
-        if saved {
-            if !ok {
-                let _ = self.conn.execute_batch("ROLLBACK TO request");
-            }
-            let _ = self.conn.execute_batch("RELEASE request");
-        }
-        answer
-    }
-
     /// Runs SQLite's own check of the file: `ok` when it is whole.
     pub fn integrity_check(&self) -> Result<String, StoreError> {
         Ok(self
@@ -825,42 +797,6 @@ struct Head {
     per_rater: u32,
     open: bool,
     completion_code: Option<String>,
-}
-
-/// A write's transaction: its own (immediate, so it holds the write lock
-/// from its first read), or a savepoint in a batch's transaction.
-enum Write<'a> {
-    Own(rusqlite::Transaction<'a>),
-    Nested(rusqlite::Savepoint<'a>),
-}
-
-impl Deref for Write<'_> {
-    type Target = Connection;
-    fn deref(&self) -> &Connection {
-        match self {
-            Write::Own(t) => t,
-            Write::Nested(s) => s,
-        }
-    }
-}
-
-impl Write<'_> {
-    fn commit(self) -> rusqlite::Result<()> {
-        match self {
-            Write::Own(t) => t.commit(),
-            Write::Nested(s) => s.commit(),
-        }
-    }
-}
-
-/// A write's transaction on `conn`: a savepoint when a batch's transaction
-/// is open ([`Store::begin_batch`]), else its own.
-fn write(conn: &mut Connection) -> Result<Write<'_>, StoreError> {
-    Ok(if conn.is_autocommit() {
-        Write::Own(conn.transaction_with_behavior(TransactionBehavior::Immediate)?)
-    } else {
-        Write::Nested(conn.savepoint()?)
-    })
 }
 
 /// A puzzle handed to a rater, with its cards as the app shows them.
