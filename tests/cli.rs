@@ -1006,7 +1006,7 @@ fn study_folder(dir: &TempDir) -> (String, String) {
 #[test]
 fn study_create_list_close_and_export() {
     use boaf_core::engine::solver::{Verdict, solve};
-    use boaf_core::study::play_log::{PlayEvent, PlayLog};
+    use boaf_core::study::play_log::PlayLog;
     use boaf_server::answers::{Next, Submission};
     use boaf_server::store::Store;
 
@@ -1083,18 +1083,7 @@ fn study_create_list_close_and_export() {
         let Ok(Verdict::Solvable(path)) = solve(&c.state().unwrap()) else {
             panic!("solvable")
         };
-        let log = PlayLog {
-            events: path
-                .iter()
-                .map(|m| PlayEvent::Move {
-                    from: m.from,
-                    to: m.to,
-                })
-                .collect(),
-            active_ms: 9_000.0,
-            wall_ms: 12_000.0,
-            solved: true,
-        };
+        let log = PlayLog::of_moves(&path, 9_000.0, 12_000.0, true);
         let sub = Submission {
             id: format!("s{i}"),
             puzzle: h.id,
@@ -1262,4 +1251,152 @@ fn serve_prints_the_link_and_the_secret_answers_and_stops_on_sigint() {
     assert!(status.success(), "{status:?}");
     let rest: Vec<String> = lines.map_while(Result::ok).collect();
     assert!(rest.iter().any(|l| l == "boaf serve: stopped"), "{rest:?}");
+}
+
+#[test]
+fn regress_reads_a_study_from_the_database_as_its_export() {
+    use boaf_core::engine::limits::Limits;
+    use boaf_core::engine::solver::{Verdict, solve};
+    use boaf_core::engine::state::Grid;
+    use boaf_core::generator::descent::random_puzzle;
+    use boaf_core::generator::pipeline::entered_candidate;
+    use boaf_core::study::play_log::PlayLog;
+    use boaf_server::answers::{NewStudy, Next, Submission};
+    use boaf_server::store::Store;
+    use rand::{RngExt, SeedableRng};
+
+    let dir = TempDir::new("cli-regress-study");
+    let db = dir.join("ratings/studies.sqlite");
+    let db = db.to_str().unwrap();
+    // Ten solvable 6-card puzzles, each rated by two raters.
+    let mut rng = rand::rngs::StdRng::seed_from_u64(5);
+    let energy = boaf_core::generator::energy::builtin()
+        .get("E5")
+        .unwrap()
+        .clone();
+    let grid = Grid::new(4, 4).unwrap();
+    let mut puzzles = Vec::new();
+    while puzzles.len() < 10 {
+        let state = random_puzzle(6, grid, &mut rng);
+        if let Ok(Verdict::Solvable(path)) = solve(&state) {
+            let c = entered_candidate(&state, &energy, false, Limits::default()).unwrap();
+            puzzles.push((c, path));
+        }
+    }
+    let cands: Vec<_> = puzzles.iter().map(|p| p.0.clone()).collect();
+    let mut s = Store::open(Path::new(db)).unwrap();
+    let new = NewStudy {
+        name: "pilot".into(),
+        intro: "Rate.".into(),
+        per_rater: 10,
+        completion_code: None,
+    };
+    s.create_study(&new, &cands).unwrap();
+    for (k, name) in ["Ann", "Bo"].iter().enumerate() {
+        let (rater, _) = s.join("pilot", name, None).unwrap();
+        while let Next::Puzzle(h) = s.next("pilot", &rater, &mut rng).unwrap() {
+            let (c, path) = puzzles.iter().find(|p| p.0.puzzle == h.puzzle).unwrap();
+            let log = PlayLog::of_moves(path, 5_000.0, 6_000.0, true);
+            let halfway = c.features.halfway_ratio.unwrap_or(0.0);
+            let rating = (10.0 * halfway + 2.0 * k as f64 + rng.random_range(0.0..3.0)).min(10.0);
+            let sub = Submission {
+                id: format!("{name}-{}", h.id),
+                puzzle: h.id,
+                log,
+                rating,
+                notes: String::new(),
+            };
+            s.submit("pilot", &rater, &sub).unwrap();
+        }
+    }
+    drop(s);
+
+    let csv = dir.join("pilot.csv");
+    let csv = csv.to_str().unwrap();
+    let out = boaf(&["study", "export", "pilot", "--db", db, "-o", csv], "");
+    assert!(
+        text(&out.stdout).contains("20 ratings written"),
+        "{}",
+        text(&out.stderr)
+    );
+    let features = ["--features", "halfway_ratio,avg_flockability"];
+    let from_csv = boaf(&[&["regress", csv][..], &features].concat(), "");
+    let from_db = boaf(
+        &[&["regress", "--study", "pilot", "--db", db][..], &features].concat(),
+        "",
+    );
+    assert!(from_db.status.success(), "{}", text(&from_db.stderr));
+    let table = text(&from_db.stdout);
+    assert!(
+        table.starts_with("Model: ") && table.contains("halfway_ratio"),
+        "{table}"
+    );
+    assert_eq!(table, text(&from_csv.stdout));
+    assert_eq!(text(&from_db.stderr), text(&from_csv.stderr));
+
+    // A file and a study at once, or neither, is refused; so is a study not there.
+    let both = boaf(&["regress", csv, "--study", "pilot", "--db", db], "");
+    assert!(
+        text(&both.stderr).contains("cannot be used with"),
+        "{}",
+        text(&both.stderr)
+    );
+    let neither = boaf(&["regress"], "");
+    assert!(!neither.status.success());
+    let missing = boaf(&["regress", "--study", "nosuch", "--db", db], "");
+    assert!(
+        text(&missing.stderr).contains("no study named \"nosuch\""),
+        "{}",
+        text(&missing.stderr)
+    );
+}
+
+/// The lines of `boaf bench serve`'s report that say what was lost.
+fn bench_serve(args: &[&str]) -> String {
+    let out = boaf(&[&["bench", "serve"][..], args].concat(), "");
+    let report = text(&out.stdout);
+    assert!(out.status.success(), "{report}\n{}", text(&out.stderr));
+    report
+}
+
+#[test]
+fn bench_serve_loses_and_duplicates_no_rating_under_load_or_kill_9() {
+    let started = std::time::Instant::now();
+    let small = [
+        "--raters",
+        "20",
+        "--per-rater",
+        "4",
+        "--concurrency",
+        "8",
+        "--puzzles",
+        "10",
+        "--max-seconds",
+        "20",
+    ];
+    let report = bench_serve(&small);
+    assert!(
+        report.contains("80 sent for, 80 acknowledged, 80 stored, 0 lost, 0 duplicated"),
+        "{report}"
+    );
+    assert!(
+        report.contains("database: integrity ok, 0 half-written rows"),
+        "{report}"
+    );
+    let report = bench_serve(&[&small[..], &["--kill-runs", "2", "--seed", "3"]].concat());
+    let runs: Vec<&str> = report.lines().filter(|l| l.starts_with("run ")).collect();
+    assert_eq!(runs.len(), 2, "{report}");
+    for run in runs {
+        assert!(
+            run.contains(
+                " 0 lost, 0 duplicated, integrity ok, 0 half-written, restarted and serving"
+            ),
+            "{run}"
+        );
+    }
+    assert!(
+        report.contains("kill runs: 2,") && report.contains("all passed"),
+        "{report}"
+    );
+    assert!(started.elapsed().as_secs() < 60, "{:?}", started.elapsed());
 }

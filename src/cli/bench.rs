@@ -61,6 +61,9 @@ pub enum BenchCommand {
     Search(BenchSearchArgs),
     /// Seed 000's Table 1: nodes the heuristic best-first search expands per deal, by moves weight, next to depth-first search
     BestFirst(BestFirstArgs),
+    /// The rating server on loopback: simulated raters' submissions (lost, duplicated, latency, rate), and kill -9 runs
+    #[cfg(feature = "serve")]
+    Serve(super::bench_serve::BenchServeArgs),
 }
 
 /// More on `boaf bench search`, for `--help`.
@@ -201,6 +204,8 @@ pub fn bench(cmd: BenchCommand) -> Result<ExitCode> {
         BenchCommand::Halfway(args) => bench_halfway(args),
         BenchCommand::Search(args) => bench_search(args),
         BenchCommand::BestFirst(args) => bench_best_first(args),
+        #[cfg(feature = "serve")]
+        BenchCommand::Serve(args) => super::bench_serve::bench_serve(args),
     }
 }
 

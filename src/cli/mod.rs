@@ -11,6 +11,8 @@
 
 mod agents;
 mod bench;
+#[cfg(feature = "serve")]
+mod bench_serve;
 mod engine;
 mod generator;
 mod input;

@@ -26,13 +26,15 @@ pub struct DbArg {
 }
 
 impl DbArg {
-    fn path(&self) -> PathBuf {
+    /// The database's path.
+    pub(super) fn path(&self) -> PathBuf {
         self.db
             .clone()
             .unwrap_or_else(|| Folder::new(".").studies_db())
     }
 
-    fn open(&self) -> Result<Store> {
+    /// The database, open.
+    pub(super) fn open(&self) -> Result<Store> {
         let path = self.path();
         Store::open(&path).with_context(|| path.display().to_string())
     }

@@ -1,11 +1,14 @@
 //! The study's command: `boaf regress`, the Regression panel's table on the
 //! command line.
 
+use super::serve::DbArg;
 use anyhow::{Context, Result, bail};
 use boaf_core::engine::feature::Feature;
 use boaf_core::format;
 use boaf_core::study::mixed::{self, Judgement, MixedFit, Model};
-use boaf_core::study::ratings::{ValueProblem, read_ratings};
+use boaf_core::study::ratings::{
+    RatingsTable, ValueProblem, parse_ratings, ratings_csv, read_ratings,
+};
 use boaf_core::study::regress::{Coef, DEFAULT_FEATURES, Fit, table_data};
 use boaf_core::study::reliability;
 use clap::Args;
@@ -31,14 +34,25 @@ ICC, the R² ceiling beside the features' R² on the puzzle means, and for
 each coefficient about how many more ratings would make it significant
 (α = 0.05 two-sided, 80% power: n·(2.80/|t|)² in all).
 
-Example:
-  boaf regress ratings/example.csv --features halfway_ratio,rank_clusters";
+With --study NAME instead of a file, the study's ratings are read from
+the study database (--db, default ratings/studies.sqlite): the rows
+`boaf study export` writes, fitted as that CSV would be.
+
+Examples:
+  boaf regress ratings/example.csv --features halfway_ratio,rank_clusters
+  boaf regress --study pilot";
 
 /// Arguments of `boaf regress`.
 #[derive(Args)]
 pub struct RegressArgs {
     /// The ratings CSV file (as the app writes it)
-    file: PathBuf,
+    #[arg(required_unless_present = "study", conflicts_with = "study")]
+    file: Option<PathBuf>,
+    /// Fit a study's ratings from the study database instead (the rows `boaf study export` writes)
+    #[arg(long, value_name = "NAME")]
+    study: Option<String>,
+    #[command(flatten)]
+    db: DbArg,
     /// Comma-separated features to fit on
     #[arg(long, short, default_values_t = DEFAULT_FEATURES, value_delimiter = ',')]
     features: Vec<Feature>,
@@ -69,9 +83,21 @@ struct Report<'a> {
     fit: &'a Fit,
 }
 
+/// The ratings to fit and where they come from: the CSV file, or the
+/// study's rows as `boaf study export` writes them (one owner of the rows).
+fn ratings_of(args: &RegressArgs) -> Result<(RatingsTable, String)> {
+    if let Some(name) = &args.study {
+        let source = format!("study {name}");
+        let csv = ratings_csv(&args.db.open()?.export(name)?)?;
+        return Ok((parse_ratings(&csv, &source)?, source));
+    }
+    let file = args.file.as_ref().expect("clap asks for a file or --study");
+    Ok((read_ratings(file)?, file.display().to_string()))
+}
+
 /// Runs `boaf regress`.
 pub fn regress(args: RegressArgs) -> Result<ExitCode> {
-    let table = read_ratings(&args.file)?;
+    let (table, source) = ratings_of(&args)?;
     // The regression reads the ratings' columns by name.
     let features: Vec<String> = args
         .features
@@ -79,15 +105,15 @@ pub fn regress(args: RegressArgs) -> Result<ExitCode> {
         .map(|f| f.column().to_string())
         .collect();
     for s in &table.skipped {
-        eprintln!("boaf: {}: {s}", args.file.display());
+        eprintln!("boaf: {}: {s}", source);
     }
-    let data = table_data(&table, &features).with_context(|| args.file.display().to_string())?;
+    let data = table_data(&table, &features).with_context(|| source.clone())?;
     for p in &data.problems {
-        eprintln!("boaf: {}: {p}", args.file.display());
+        eprintln!("boaf: {}: {p}", source);
     }
     let (raters, puzzles) = (data.texts(&table, "rater"), data.texts(&table, "puzzle"));
     let common = Common {
-        file: args.file.display().to_string(),
+        file: source.clone(),
         features: &features,
         left_out: data.left_out,
         missing: data.missing,
@@ -102,8 +128,8 @@ pub fn regress(args: RegressArgs) -> Result<ExitCode> {
             return print_mixed(&args, common, data.left_out_summary(), &m, &judged);
         }
         Err(e) => match data.left_out_summary() {
-            Some(why) => bail!("{}: no fit: {e} ({why})", args.file.display()),
-            None => bail!("{}: no fit: {e}", args.file.display()),
+            Some(why) => bail!("{}: no fit: {e} ({why})", source),
+            None => bail!("{}: no fit: {e}", source),
         },
     };
     let mut out = std::io::stdout().lock();
@@ -117,7 +143,7 @@ pub fn regress(args: RegressArgs) -> Result<ExitCode> {
         print_table(&mut out, &fitted, data.left_out_summary())?;
     }
     if let Some(name) = args.energy {
-        let about = format!("Minus the rating predicted from {}", args.file.display());
+        let about = format!("Minus the rating predicted from {}", source);
         writeln!(
             out,
             "\n{}",
@@ -145,6 +171,7 @@ fn print_mixed(
     m: &MixedFit,
     judged: &Judgement,
 ) -> Result<ExitCode> {
+    let source = common.file.clone();
     let mut out = std::io::stdout().lock();
     if args.json {
         let report = MixedReport {
@@ -157,7 +184,7 @@ fn print_mixed(
         print_mixed_table(&mut out, m, judged, left_out)?;
     }
     if let Some(name) = &args.energy {
-        let about = format!("Minus the rating predicted from {}", args.file.display());
+        let about = format!("Minus the rating predicted from {}", source);
         writeln!(out, "\n{}", m.fixed_effects().to_energy_toml(name, &about))?;
     }
     Ok(ExitCode::SUCCESS)

@@ -176,3 +176,15 @@ pub struct RaterCount {
     /// Puzzles skipped.
     pub skipped: u32,
 }
+
+/// A study's stored ratings as an audit sees them (after a crash, say).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Audit {
+    /// Each rating's submission id, rater row id and puzzle id, in the order stored.
+    pub ratings: Vec<(String, i64, i64)>,
+    /// Half-written rows: ratings without their record, log or rated
+    /// assignment, and rated assignments without their rating.
+    pub half_written: u32,
+    /// What `PRAGMA integrity_check` says (`ok` when the file is whole).
+    pub integrity: String,
+}

@@ -20,6 +20,7 @@
 
 use crate::answers::{Next, Rater, Submission};
 use crate::store::{Store, StoreError};
+use crate::writer::{WriteError, Writer};
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{ConnectInfo, DefaultBodyLimit, Path, Query, Request, State};
@@ -117,10 +118,10 @@ impl Buckets {
     }
 }
 
-/// The server's state: the store, the hand-out's random ties, the buckets.
+/// The server's state: the store's writer (which owns the store and the
+/// hand-out's random ties), the buckets.
 pub struct Server {
-    store: Mutex<Store>,
-    rng: Mutex<StdRng>,
+    writer: Writer,
     buckets: Mutex<Buckets>,
     limits: Limits,
 }
@@ -133,28 +134,22 @@ impl Server {
             None => rand::make_rng(),
         };
         Arc::new(Server {
-            store: Mutex::new(store),
-            rng: Mutex::new(rng),
+            writer: Writer::start(store, rng).expect("a thread for the study store"),
             buckets: Mutex::new(Buckets::default()),
             limits,
         })
     }
 
-    /// Runs `f` on the store off the async threads (SQLite syncs block).
+    /// Runs `f` on the store, in the writer's next batch (group commit):
+    /// answered once the batch is on disk.
     async fn with_store<T: Send + 'static>(
         self: &Arc<Server>,
         f: impl FnOnce(&mut Store, &mut StdRng) -> Result<T, StoreError> + Send + 'static,
     ) -> Result<T, ApiError> {
-        let server = self.clone();
-        tokio::task::spawn_blocking(move || {
-            // A panic elsewhere does not make the store unusable: SQLite rolled back.
-            let mut store = server.store.lock().unwrap_or_else(|p| p.into_inner());
-            let mut rng = server.rng.lock().unwrap_or_else(|p| p.into_inner());
-            f(&mut store, &mut rng)
+        self.writer.run(f).await.map_err(|e| match e {
+            WriteError::Store(e) => ApiError::from(e),
+            WriteError::Failed(detail) => ApiError::internal(detail),
         })
-        .await
-        .map_err(|e| ApiError::internal(format!("a request's work failed: {e}")))?
-        .map_err(ApiError::from)
     }
 }
 

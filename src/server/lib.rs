@@ -19,3 +19,5 @@ pub mod store;
 pub mod http;
 #[cfg(feature = "http")]
 pub mod page;
+#[cfg(feature = "http")]
+pub mod writer;

@@ -6,8 +6,8 @@
 //! the HTTP server store by the same rules, and nothing partial is stored.
 
 use crate::answers::{
-    Counts, Handed, NewStudy, Next, OwnRating, Progress, PuzzleCount, Rater, RaterCount, Stored,
-    Study, Submission,
+    Audit, Counts, Handed, NewStudy, Next, OwnRating, Progress, PuzzleCount, Rater, RaterCount,
+    Stored, Study, Submission,
 };
 use crate::limits::{check_nickname, check_notes, check_pid, check_study_name};
 use boaf_core::engine::card::Card;
@@ -22,6 +22,10 @@ use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 use sha2::{Digest, Sha256};
 use std::path::Path;
 use thiserror::Error;
+
+mod batch;
+
+use batch::write;
 
 /// The schema this version writes and reads.
 pub const SCHEMA_VERSION: i64 = 1;
@@ -271,9 +275,7 @@ impl Store {
                 new.name
             )));
         }
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let tx = write(&mut self.conn)?;
         let exists: bool = tx.query_row(
             "SELECT EXISTS (SELECT 1 FROM studies WHERE name = ?1)",
             [&new.name],
@@ -366,9 +368,30 @@ impl Store {
         self.study(name)
     }
 
+    /// What a rater's request reads of a study: not its counts, which scan
+    /// its ratings and would make each request slower as the study grows.
+    fn head(&self, name: &str) -> Result<Head, StoreError> {
+        self.conn
+            .query_row(
+                "SELECT id, name, per_rater, open, completion_code FROM studies WHERE name = ?1",
+                [name],
+                |r| {
+                    Ok(Head {
+                        id: r.get(0)?,
+                        name: r.get(1)?,
+                        per_rater: r.get(2)?,
+                        open: r.get(3)?,
+                        completion_code: r.get(4)?,
+                    })
+                },
+            )
+            .optional()?
+            .ok_or_else(|| StoreError::NoStudy(name.to_string()))
+    }
+
     /// An open study, or why not.
-    fn open_study(&self, name: &str) -> Result<Study, StoreError> {
-        let study = self.study(name)?;
+    fn open_study(&self, name: &str) -> Result<Head, StoreError> {
+        let study = self.head(name)?;
         if !study.open {
             return Err(StoreError::Closed(study.name));
         }
@@ -415,7 +438,7 @@ impl Store {
 
     /// The rater of this study whose token this is.
     pub fn rater(&self, study: &str, token: &str) -> Result<Rater, StoreError> {
-        let study = self.study(study)?;
+        let study = self.head(study)?;
         self.conn
             .query_row(
                 "SELECT id, nickname, pid FROM raters WHERE token_sha256 = ?1 AND study = ?2",
@@ -445,9 +468,7 @@ impl Store {
         rng: &mut impl Rng,
     ) -> Result<Next, StoreError> {
         let study = self.open_study(study)?;
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let tx = write(&mut self.conn)?;
         let current: Option<i64> = tx
             .query_row(
                 "SELECT puzzle FROM assignments WHERE rater = ?1 AND state = 'open'
@@ -535,9 +556,7 @@ impl Store {
                 "a submission id is 1 to 64 printable ASCII characters".into(),
             ));
         }
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let tx = write(&mut self.conn)?;
         let earlier = tx
             .query_row(
                 "SELECT id, rater, puzzle, solved, moves, undos, restarts, hints,
@@ -614,9 +633,7 @@ impl Store {
     /// Skips the rater's puzzle (skipping it again changes nothing).
     pub fn skip(&mut self, study: &str, rater: &Rater, puzzle: i64) -> Result<(), StoreError> {
         self.open_study(study)?;
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let tx = write(&mut self.conn)?;
         if Store::assignment(&tx, rater, puzzle)? == "rated" {
             return Err(StoreError::AlreadyRated(puzzle));
         }
@@ -630,7 +647,7 @@ impl Store {
 
     /// The rater's own progress and ratings.
     pub fn progress(&self, study: &str, rater: &Rater) -> Result<Progress, StoreError> {
-        let study = self.study(study)?;
+        let study = self.head(study)?;
         let count = |state: &str| -> Result<u32, StoreError> {
             Ok(self.conn.query_row(
                 "SELECT COUNT(*) FROM assignments WHERE rater = ?1 AND state = ?2",
@@ -731,12 +748,55 @@ impl Store {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
+    /// Every stored rating of a study, and what a half-written one would
+    /// leave (the checks `boaf bench serve` runs after a kill).
+    pub fn audit(&self, study: &str) -> Result<Audit, StoreError> {
+        let study = self.study(study)?;
+        let ratings = self
+            .conn
+            .prepare(
+                "SELECT r.submission, r.rater, r.puzzle FROM ratings r
+                 JOIN raters w ON w.id = r.rater WHERE w.study = ?1 ORDER BY r.id",
+            )?
+            .query_map([study.id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+            .collect::<Result<_, _>>()?;
+        let count = |sql: &str| -> Result<u32, StoreError> {
+            Ok(self.conn.query_row(sql, [study.id], |r| r.get(0))?)
+        };
+        // A rating whose record or log is missing, or that no rated
+        // assignment owns; an assignment marked rated with no rating.
+        let half_written = count(
+            "SELECT COUNT(*) FROM ratings r JOIN raters w ON w.id = r.rater
+             WHERE w.study = ?1 AND (r.log = '' OR r.seconds IS NULL OR NOT EXISTS
+                 (SELECT 1 FROM assignments a WHERE a.rater = r.rater
+                  AND a.puzzle = r.puzzle AND a.state = 'rated'))",
+        )? + count(
+            "SELECT COUNT(*) FROM assignments a JOIN raters w ON w.id = a.rater
+             WHERE w.study = ?1 AND a.state = 'rated' AND NOT EXISTS
+                 (SELECT 1 FROM ratings r WHERE r.rater = a.rater AND r.puzzle = a.puzzle)",
+        )?;
+        Ok(Audit {
+            ratings,
+            half_written,
+            integrity: self.integrity_check()?,
+        })
+    }
+
     /// Runs SQLite's own check of the file: `ok` when it is whole.
     pub fn integrity_check(&self) -> Result<String, StoreError> {
         Ok(self
             .conn
             .query_row("PRAGMA integrity_check", [], |r| r.get(0))?)
     }
+}
+
+/// A study's row without its counts (see [`Store::head`]).
+struct Head {
+    id: i64,
+    name: String,
+    per_rater: u32,
+    open: bool,
+    completion_code: Option<String>,
 }
 
 /// A puzzle handed to a rater, with its cards as the app shows them.

@@ -60,6 +60,25 @@ pub struct PlayLog {
     pub solved: bool,
 }
 
+impl PlayLog {
+    /// A log of these moves and nothing else, over these times (a scripted
+    /// rater's, as `boaf bench serve` and the tests send).
+    pub fn of_moves(moves: &[Move], active_ms: f64, wall_ms: f64, solved: bool) -> PlayLog {
+        PlayLog {
+            events: moves
+                .iter()
+                .map(|m| PlayEvent::Move {
+                    from: m.from,
+                    to: m.to,
+                })
+                .collect(),
+            active_ms,
+            wall_ms,
+            solved,
+        }
+    }
+}
+
 /// Why a log was refused.
 #[derive(Clone, Debug, Error, PartialEq)]
 pub enum PlayLogError {

@@ -77,6 +77,25 @@ fn candidate(state: &State, k: usize) -> Candidate {
     }
 }
 
+/// Makes the study "pilot" of the first `puzzles` solvable deals, which it
+/// returns with their solutions.
+fn pilot(store: &mut Store, puzzles: usize, per_rater: u32) -> Vec<(State, Vec<Move>)> {
+    let deals = deals(puzzles);
+    let cands: Vec<Candidate> = deals
+        .iter()
+        .enumerate()
+        .map(|(k, d)| candidate(&d.0, k))
+        .collect();
+    let study = NewStudy {
+        name: "pilot".into(),
+        intro: "Play <b>each</b> puzzle & rate it.".into(),
+        per_rater,
+        completion_code: Some("C0DE42".into()),
+    };
+    store.create_study(&study, &cands).unwrap();
+    deals
+}
+
 /// A test server: a temporary database with one study of `puzzles` deals.
 struct Test {
     _dir: tempfile::TempDir,
@@ -92,19 +111,7 @@ impl Test {
         let db = dir.path().join("ratings/studies.sqlite");
         let mut store = Store::open(&db).unwrap();
         assert_eq!(store.journal_mode().unwrap(), "wal");
-        let deals = deals(puzzles);
-        let cands: Vec<Candidate> = deals
-            .iter()
-            .enumerate()
-            .map(|(k, d)| candidate(&d.0, k))
-            .collect();
-        let study = NewStudy {
-            name: "pilot".into(),
-            intro: "Play <b>each</b> puzzle & rate it.".into(),
-            per_rater,
-            completion_code: Some("C0DE42".into()),
-        };
-        store.create_study(&study, &cands).unwrap();
+        let deals = pilot(&mut store, puzzles, per_rater);
         let secret = store.new_admin_secret().unwrap();
         Test {
             _dir: dir,
@@ -831,6 +838,49 @@ async fn raters_at_once_each_store_once_and_spread_over_the_puzzles() {
     assert_eq!(rated.iter().sum::<u64>(), 32);
     assert!(rated.iter().all(|&r| r >= 4), "{rated:?}");
     assert_eq!(Store::open(&t.db).unwrap().integrity_check().unwrap(), "ok");
+}
+
+#[test]
+fn a_batch_keeps_each_request_that_succeeded_and_undoes_each_that_failed() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("studies.sqlite");
+    let mut store = Store::open(&db).unwrap();
+    pilot(&mut store, 2, 1);
+    // Group commit: three requests in one transaction; the second wrote a
+    // rater and then failed, so its savepoint is rolled back alone.
+    store.begin_batch().unwrap();
+    let ann = store.in_savepoint(|s| {
+        let r = s.join("pilot", "Ann", None);
+        (r.is_ok(), r)
+    });
+    store.in_savepoint(|s| {
+        s.join("pilot", "Half", None).unwrap();
+        (false, ())
+    });
+    let refused = store.in_savepoint(|s| {
+        let r = s.join("pilot", &"x".repeat(41), None);
+        (r.is_ok(), r)
+    });
+    let bo = store.in_savepoint(|s| {
+        let r = s.join("pilot", "Bo", None);
+        (r.is_ok(), r)
+    });
+    store.commit_batch().unwrap();
+    drop(store);
+    assert!(ann.is_ok() && bo.is_ok() && refused.is_err());
+    let store = Store::open(&db).unwrap();
+    let names: Vec<String> = store
+        .counts("pilot")
+        .unwrap()
+        .raters
+        .into_iter()
+        .map(|r| r.nickname)
+        .collect();
+    assert_eq!(names, ["Ann", "Bo"]);
+    // Outside a batch a write is its own transaction, as before.
+    let mut store = store;
+    store.join("pilot", "Cy", None).unwrap();
+    assert_eq!(store.study("pilot").unwrap().raters, 3);
 }
 
 #[test]
