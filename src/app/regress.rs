@@ -1,7 +1,8 @@
 //! The Regression panel: ratings on z-scored features (seed 001, Tables
 //! 1–4), the coefficient chart, rating against a feature with the fitted
 //! line, and "Use as energy". With several raters the table is the mixed
-//! model's ([`super::regress_mixed`]).
+//! model's ([`super::regress_mixed`]). The ratings are the user's file, the
+//! demonstration data, or a study read from the study database.
 
 use super::BoafApp;
 use super::regress_mixed::{Mixing, feature_list, model_line, table_grid};
@@ -12,18 +13,32 @@ use boaf_core::generator::energy::EnergyBook;
 use boaf_core::study::mixed::{self, Judgement, MixedFit};
 use boaf_core::study::ratings::{RatingsTable, read_ratings};
 use boaf_core::study::regress::{DEFAULT_FEATURES, Fit, FitData, RegressError, fit, table_data};
+use boaf_server::export;
+use boaf_server::store::Store;
 use eframe::egui;
 use egui_plot::{Bar, BarChart, GridMark, Line, Plot, Points};
-use std::path::PathBuf;
 use std::sync::Arc;
+
+/// Where the ratings fitted come from.
+#[derive(Clone, Debug, PartialEq)]
+enum Source {
+    /// The user's own ratings file.
+    Own,
+    /// The demonstration ratings.
+    Example,
+    /// A study's ratings, read straight from the study database.
+    Study(String),
+}
 
 /// The Regression panel's state.
 pub(super) struct RegressPanel {
-    /// Whether the demonstration ratings are shown instead of the user's.
-    example: bool,
-    /// The file read and what it held.
-    /// Shared, so a frame can hold it while the panel changes.
-    table: Option<(PathBuf, Result<Arc<RatingsTable>, String>)>,
+    /// Which ratings are fitted.
+    source: Source,
+    /// The studies in the study database, read with the ratings.
+    studies: Vec<String>,
+    /// Where the ratings were read (a file, or "study NAME") and what they
+    /// held. Shared, so a frame can hold it while the panel changes.
+    table: Option<(String, Result<Arc<RatingsTable>, String>)>,
     chosen: Vec<String>,
     /// The fit for `chosen`, with the rows it used and why others were left out.
     fit: Option<(Fitted, FitData)>,
@@ -47,7 +62,8 @@ impl RegressPanel {
         // The user's own ratings once there are any; the example before.
         let own = read_ratings(&folder.ratings()).is_ok_and(|t| t.rows.len() >= 2);
         RegressPanel {
-            example: !own,
+            source: if own { Source::Own } else { Source::Example },
+            studies: Vec::new(),
             table: None,
             chosen: DEFAULT_FEATURES.map(|f| f.column().to_string()).to_vec(),
             fit: None,
@@ -79,17 +95,42 @@ impl RegressPanel {
     }
 
     fn reload(&mut self, folder: &Folder, ctx: &egui::Context) {
-        let path = if self.example {
-            folder.example_ratings()
-        } else {
-            folder.ratings()
+        // The studies there are, when there is a database (a small read,
+        // like the ratings file's).
+        let db = folder.studies_db();
+        let store = db.exists().then(|| Store::open(&db));
+        self.studies = match &store {
+            Some(Ok(s)) => s
+                .studies()
+                .map(|v| v.into_iter().map(|s| s.name).collect())
+                .unwrap_or_default(),
+            _ => Vec::new(),
         };
-        let table = read_ratings(&path).map(Arc::new).map_err(|e| e.to_string());
+        let (shown, table) = match &self.source {
+            Source::Own | Source::Example => {
+                let path = if self.source == Source::Example {
+                    folder.example_ratings()
+                } else {
+                    folder.ratings()
+                };
+                let table = read_ratings(&path).map_err(|e| e.to_string());
+                (folder.show(&path), table)
+            }
+            Source::Study(name) => {
+                let table = match store {
+                    Some(Ok(s)) => export::table(&s, name).map_err(|e| e.to_string()),
+                    Some(Err(e)) => Err(e.to_string()),
+                    None => Err("there is no study database yet".to_string()),
+                };
+                (format!("study {name}"), table)
+            }
+        };
+        let table = table.map(Arc::new);
         if let Ok(t) = &table {
             // Only features the file has can be ticked (or unticked).
             self.chosen.retain(|f| t.column(f).is_some());
         }
-        self.table = Some((path, table));
+        self.table = Some((shown, table));
         self.stale = false;
         self.refit(ctx);
     }
@@ -127,28 +168,45 @@ impl BoafApp {
         ui.heading("Regression of ratings on features");
         ui.horizontal(|ui| {
             ui.label("Ratings:");
-            let before = r.example;
-            ui.radio_value(&mut r.example, false, folder.show(&folder.ratings()));
+            let before = r.source.clone();
+            ui.radio_value(&mut r.source, Source::Own, folder.show(&folder.ratings()));
             ui.radio_value(
-                &mut r.example,
-                true,
+                &mut r.source,
+                Source::Example,
                 format!(
                     "{} (demonstration data)",
                     folder.show(&folder.example_ratings())
                 ),
             );
-            if r.example != before || ui.button("Reload").clicked() {
+            if !r.studies.is_empty() {
+                let l = ui.label("or a study:");
+                let shown = match &r.source {
+                    Source::Study(name) => name.clone(),
+                    _ => "choose…".to_string(),
+                };
+                egui::ComboBox::from_id_salt("regress-study")
+                    .selected_text(shown)
+                    .show_ui(ui, |ui| {
+                        for name in &r.studies {
+                            ui.selectable_value(&mut r.source, Source::Study(name.clone()), name);
+                        }
+                    })
+                    .response
+                    .on_hover_text(
+                        "A study's ratings, read from the study database: the rows \
+                         its export writes, one rater id per rater",
+                    )
+                    .labelled_by(l.id);
+            }
+            if r.source != before || ui.button("Reload").clicked() {
                 r.reload(&folder, ui.ctx());
             }
         });
         let table = match &r.table {
             Some((_, Ok(t))) => t.clone(),
-            Some((path, Err(e))) => {
-                ui.colored_label(
-                    ui.visuals().error_fg_color,
-                    format!("{}: {e}", folder.show(path)),
-                );
-                if !r.example {
+            Some((shown, Err(e))) => {
+                ui.colored_label(ui.visuals().error_fg_color, format!("{shown}: {e}"));
+                if r.source == Source::Own {
                     ui.label("Rate some puzzles first, or look at the demonstration ratings.");
                 }
                 return;
@@ -167,7 +225,7 @@ impl BoafApp {
             format::plural(raters.len(), "rater"),
             raters.into_iter().collect::<Vec<_>>().join(", ")
         ));
-        if r.example {
+        if r.source == Source::Example {
             ui.colored_label(
                 ui.visuals().warn_fg_color,
                 "Demonstration data: real generated puzzles rated by a synthetic rater (a formula plus noise), not by people.",

@@ -6,9 +6,7 @@ use anyhow::{Context, Result, bail};
 use boaf_core::engine::feature::Feature;
 use boaf_core::format;
 use boaf_core::study::mixed::{self, Judgement, MixedFit, Model};
-use boaf_core::study::ratings::{
-    RatingsTable, ValueProblem, parse_ratings, ratings_csv, read_ratings,
-};
+use boaf_core::study::ratings::{RatingsTable, ValueProblem, read_ratings};
 use boaf_core::study::regress::{Coef, DEFAULT_FEATURES, Fit, table_data};
 use boaf_core::study::reliability;
 use clap::Args;
@@ -88,8 +86,8 @@ struct Report<'a> {
 fn ratings_of(args: &RegressArgs) -> Result<(RatingsTable, String)> {
     if let Some(name) = &args.study {
         let source = format!("study {name}");
-        let csv = ratings_csv(&args.db.open()?.export(name)?)?;
-        return Ok((parse_ratings(&csv, &source)?, source));
+        let table = boaf_server::export::table(&args.db.open()?, name)?;
+        return Ok((table, source));
     }
     let file = args.file.as_ref().expect("clap asks for a file or --study");
     Ok((read_ratings(file)?, file.display().to_string()))

@@ -1,11 +1,12 @@
 //! A study's ratings written out as a ratings CSV in the app's format (the
 //! rater's id in `rater`): what `boaf study export` and the app's Study
-//! panel both call.
+//! panel both call; and the same rows read as a ratings table, which `boaf
+//! regress --study` and the app's Regression panel fit.
 
 use crate::store::{Store, StoreError};
 use boaf_core::durable::{FileError, write_atomically};
 use boaf_core::folder::Folder;
-use boaf_core::study::ratings::{RatingsError, ratings_csv};
+use boaf_core::study::ratings::{RatingsError, RatingsTable, parse_ratings, ratings_csv};
 use std::path::{Path, PathBuf};
 use thiserror::Error;
 
@@ -37,4 +38,12 @@ pub fn export(store: &Store, study: &str, path: &Path) -> Result<usize, ExportEr
     let ratings = store.export(study)?;
     write_atomically(path, &ratings_csv(&ratings)?)?;
     Ok(ratings.len())
+}
+
+/// The study's ratings as a ratings table: exactly the rows [`export`]
+/// writes, read back as the file would be, so a study regresses as its
+/// export does.
+pub fn table(store: &Store, study: &str) -> Result<RatingsTable, ExportError> {
+    let csv = ratings_csv(&store.export(study)?)?;
+    Ok(parse_ratings(&csv, &format!("study {study}"))?)
 }

@@ -3,7 +3,8 @@
 //! a play log the server replays) and the panel's live counts show the
 //! rating; its QR code decodes to the link it shows; Stop stops; a study
 //! made from the filtered queue has exactly the puzzles shown; closing it
-//! is shown and the server refuses a join; Export writes its ratings.
+//! is shown and the server refuses a join; Export writes its ratings; the
+//! Regression panel fits a study read straight from the database.
 
 mod common;
 
@@ -295,4 +296,79 @@ fn a_study_from_the_filtered_queue_has_those_puzzles_and_closing_it_refuses_join
     assert!(csv.starts_with("puzzle,"), "{csv}");
     h.get_by_label("Stop").click();
     h.run();
+}
+
+#[test]
+fn the_regression_panel_fits_a_study_straight_from_the_database() {
+    use boaf_core::study::mixed::{self, Model};
+    use boaf_core::study::play_log::PlayLog;
+    use boaf_core::study::ratings::read_ratings;
+    use boaf_core::study::regress::{DEFAULT_FEATURES, table_data};
+    use boaf_server::answers::{Next, Submission};
+    use rand::SeedableRng;
+
+    let root = temp_root("regress-study");
+    // Distinct 6-card candidates, each rated by two raters (ratings apart
+    // by rater and by puzzle), through the store as the server stores them.
+    let puzzles: Vec<Candidate> = (1..12).filter_map(|s| made(&root, 6, "E5", s)).collect();
+    assert!(puzzles.len() >= 6, "distinct candidates: {}", puzzles.len());
+    let folder = Folder::new(root.path());
+    let mut store = Store::open(&folder.studies_db()).unwrap();
+    let new = NewStudy {
+        name: "pilot".into(),
+        intro: "Rate.".into(),
+        per_rater: puzzles.len() as u32,
+        completion_code: None,
+    };
+    store.create_study(&new, &puzzles).unwrap();
+    let mut rng = rand::rngs::StdRng::seed_from_u64(3);
+    for (k, name) in ["Ann", "Bo"].into_iter().enumerate() {
+        let (rater, _) = store.join("pilot", name, None).unwrap();
+        let mut i = 0;
+        while let Next::Puzzle(handed) = store.next("pilot", &rater, &mut rng).unwrap() {
+            let c = puzzles.iter().find(|c| c.puzzle == handed.puzzle).unwrap();
+            let Ok(Verdict::Solvable(path)) = solve(&c.state().unwrap()) else {
+                panic!("a stored candidate is solvable");
+            };
+            let halfway = c.features.halfway_ratio.unwrap_or(0.0);
+            let sub = Submission {
+                id: format!("{name}-{}", handed.id),
+                puzzle: handed.id,
+                log: PlayLog::of_moves(&path, 4_000.0, 5_000.0, true),
+                rating: (20.0 * halfway + 3.0 * k as f64 + (i % 3) as f64).min(10.0),
+                notes: String::new(),
+            };
+            store.submit("pilot", &rater, &sub).unwrap();
+            i += 1;
+        }
+    }
+    // What the study's export gives, fitted in the test.
+    let csv = root.join("pilot.csv");
+    boaf_server::export::export(&store, "pilot", &csv).unwrap();
+    drop(store);
+    let table = read_ratings(&csv).unwrap();
+    let names: Vec<String> = DEFAULT_FEATURES.map(|f| f.column().to_string()).to_vec();
+    let data = table_data(&table, &names).unwrap();
+    let (raters, ids) = (data.texts(&table, "rater"), data.texts(&table, "puzzle"));
+    let Ok(Model::Mixed(expected)) = mixed::choose(&names, &data.x, &data.y, &raters, &ids) else {
+        panic!("two raters get the mixed model");
+    };
+    assert_eq!((expected.raters, expected.n), (2, 2 * puzzles.len()));
+
+    // The panel: the study chosen from the list of the database's studies.
+    let mut h = harness(&root);
+    h.state_mut().set_tab(Tab::Regress);
+    h.run();
+    h.get_by_role_and_label(egui::Role::ComboBox, "or a study:")
+        .click();
+    h.run();
+    h.get_by_role_and_label(egui::Role::Button, "pilot").click();
+    h.run();
+    step_until(&mut h, WAIT, |app| app.mixed_fit().is_some());
+    let (shown, _) = h.state().mixed_fit().unwrap();
+    assert_eq!(shown, &expected);
+    assert!(
+        h.query_by_label_contains(&format!("{} ratings by 2 raters", expected.n))
+            .is_some()
+    );
 }
