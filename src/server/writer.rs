@@ -84,22 +84,24 @@ fn run(mut store: Store, mut rng: StdRng, jobs: Receiver<Job>) {
         let batch: Vec<Job> = std::iter::once(first)
             .chain(jobs.try_iter().take(MAX_BATCH - 1))
             .collect();
-        let mut answers = Vec::with_capacity(batch.len());
-        let began = store.begin_batch();
-        if let Err(e) = &began {
-            // No transaction: each runs on its own, as without batches.
+        if let Err(e) = store.begin_batch() {
+            // With no transaction there is no commit to answer after, so no
+            // request of the batch runs: their answers are dropped, which
+            // each client gets as a failure to retry (retries are
+            // idempotent), and nothing is acknowledged that was not stored.
             eprintln!("boaf serve: a batch did not begin: {e}");
+            store.abandon_batch();
+            drop(batch);
+            continue;
         }
+        let mut answers = Vec::with_capacity(batch.len());
         for job in batch {
             answers.push(store.in_savepoint(|s| job(s, &mut rng)));
         }
-        let committed = match began {
-            Ok(()) => store.commit_batch().map_err(|e| {
-                eprintln!("boaf serve: a batch did not commit: {e}");
-                "the server failed to store that; try again".to_string()
-            }),
-            Err(_) => Ok(()),
-        };
+        let committed = store.commit_batch().map_err(|e| {
+            eprintln!("boaf serve: a batch did not commit: {e}");
+            "the server failed to store that; try again".to_string()
+        });
         for answer in answers {
             answer(committed.clone());
         }

@@ -24,6 +24,14 @@ impl Store {
         })
     }
 
+    /// Gives up a batch that could not begin: rolls back a transaction an
+    /// earlier failure may have left open, so that the next batch can begin.
+    pub fn abandon_batch(&mut self) {
+        if !self.conn.is_autocommit() {
+            let _ = self.conn.execute_batch("ROLLBACK");
+        }
+    }
+
     /// Runs one request of a batch in a savepoint, rolled back when `f`
     /// says it failed, so a refusal leaves nothing in the batch.
     pub fn in_savepoint<A>(&mut self, f: impl FnOnce(&mut Store) -> (bool, A)) -> A {

@@ -682,6 +682,26 @@ async fn a_retry_with_the_same_submission_id_stores_once_and_answers_the_same() 
 }
 
 #[tokio::test]
+async fn a_batch_that_cannot_begin_acknowledges_nothing_and_a_retry_stores_once() {
+    let t = Test::new(2, 2, lenient());
+    let (c, id, k) = t.first_puzzle("", "").await;
+    let body = t.won("busy-1", id, k, json!(6), "ok");
+    // Another writer (the CLI, the app's panel) holds the write lock past
+    // the store's busy timeout: the batch cannot begin.
+    let other = rusqlite::Connection::open(&t.db).unwrap();
+    other.execute_batch("BEGIN IMMEDIATE").unwrap();
+    let r = t.rate(&c, &body).await;
+    assert!(r.status.is_server_error(), "{} {}", r.status, r.json);
+    other.execute_batch("ROLLBACK").unwrap();
+    drop(other);
+    assert_eq!(t.stored(), 0, "nothing acknowledged, nothing stored");
+    // The retry, once the lock is free, is stored once.
+    let again = t.rate(&c, &body).await;
+    assert_eq!(again.status, StatusCode::CREATED, "{}", again.json);
+    assert_eq!(t.stored(), 1);
+}
+
+#[tokio::test]
 async fn the_admin_endpoints_need_the_secret_and_count_per_puzzle_and_rater() {
     let t = Test::new(2, 1, lenient());
     let (c, id, k) = t.first_puzzle("?pid=P1", "").await;
