@@ -100,7 +100,8 @@ function tick() {
   const now = performance.now();
   if (since !== null && saved.play) saved.play.activeMs += now - since;
   since = counting() ? now : null;
-  if (current && !current.practice) {
+  // After a submit, and on the end page, there is no play to keep.
+  if (current && !current.practice && saved.play) {
     saved.play.events = current.game.events;
     store();
   }
