@@ -11,6 +11,7 @@
 //! intervals and tests their experiments report are in [`crate::stats`]).
 
 pub mod difficulty;
+pub mod grade;
 mod mcts;
 pub mod search;
 pub mod tune;

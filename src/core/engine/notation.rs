@@ -343,12 +343,19 @@ fn grid_tokens(text: &str) -> Result<(Grid, Vec<Token<'_>>), ParseError> {
                 let end = rest
                     .find(|ch: char| ch.is_whitespace() || ch == '/')
                     .unwrap_or(rest.len());
-                row.push(Token {
-                    text: &rest[..end],
-                    line: li + 1,
-                    column: col,
-                });
-                col += rest[..end].chars().count();
+                let word = &rest[..end];
+                // A row written without spaces (as in a link's id) is
+                // compact: no single cell is longer than `10H`.
+                if word.chars().count() > 3 {
+                    row.extend(compact_tokens(word, li + 1, col));
+                } else {
+                    row.push(Token {
+                        text: word,
+                        line: li + 1,
+                        column: col,
+                    });
+                }
+                col += word.chars().count();
                 rest = &rest[end..];
             }
         }
@@ -428,15 +435,26 @@ pub fn to_grid(state: &State) -> String {
         .join("\n")
 }
 
-/// A puzzle's id: the compact notation on a 4×4 grid, and the grid form
-/// with rows split by `/` on any other, whose shape gives the grid back.
-/// [`parse_puzzle`] reads either.
+/// A puzzle's id, safe in a link (letters, digits, `-` and `/`): the
+/// compact notation on a 4×4 grid, and on any other each row compact with
+/// rows split by `/`, whose shape gives the grid back. [`parse_puzzle`]
+/// reads either, and the grid form with spaces too.
 pub fn puzzle_id(state: &State) -> String {
-    if state.grid() == Grid::SQUARE4 {
-        to_compact(state)
-    } else {
-        to_grid(state).replace('\n', " / ")
+    let compact = to_compact(state);
+    let grid = state.grid();
+    if grid == Grid::SQUARE4 {
+        return compact;
     }
+    // Every cell is two characters in the compact form (`T` for ten).
+    let chars: Vec<char> = compact.chars().collect();
+    let rows: Vec<String> = chars
+        .chunks(2 * grid.cols())
+        .map(|row| row.iter().collect())
+        .collect();
+    // One row alone would read as a 4×4 compact state: a trailing `/`
+    // marks the grid form.
+    let end = if rows.len() == 1 { "/" } else { "" };
+    rows.join("/") + end
 }
 
 /// Reads a puzzle as a designer enters it: a 4×4 deal number (like `617`
@@ -618,8 +636,16 @@ mod tests {
         // A 3x2 puzzle's id names its grid by its shape.
         let small = parse_state("-- AS / 2S -- / TH 10D", None).unwrap();
         let id = puzzle_id(&small);
-        assert_eq!(id, "-- AS / 2S -- / TH TD");
-        assert_eq!(parse_puzzle(&id), Ok(small));
+        assert_eq!(id, "--AS/2S--/THTD");
+        assert_eq!(parse_puzzle(&id), Ok(small.clone()));
+        // The spaced grid form of earlier ids still reads.
+        assert_eq!(parse_puzzle("-- AS / 2S -- / TH TD"), Ok(small));
+        let row = parse_state("AS 10D 2S", None).unwrap();
+        assert_eq!(puzzle_id(&row), "ASTD2S/");
+        assert_eq!(parse_puzzle(&puzzle_id(&row)), Ok(row));
+        // A compact row says where a bad card is.
+        let e = parse_puzzle("--AS/2S-X").unwrap_err();
+        assert_eq!((e.line, e.column), (1, 8));
     }
 
     #[test]

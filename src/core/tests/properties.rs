@@ -8,7 +8,9 @@ use boaf_core::engine::feature::{Feature, FeatureSet};
 use boaf_core::engine::features::{features, features_for, halfway_features};
 use boaf_core::engine::halfway::{Merges, WalkLists, halfway};
 use boaf_core::engine::limits::Limits;
-use boaf_core::engine::notation::{parse_state, to_compact, to_compact_dots, to_grid};
+use boaf_core::engine::notation::{
+    parse_puzzle, parse_state, puzzle_id, to_compact, to_compact_dots, to_grid,
+};
 use boaf_core::engine::shallow::shallow_counts;
 use boaf_core::engine::solver::{Solver, Verdict, classify};
 use common::{arb_state, naive_layers, naive_solvable};
@@ -44,6 +46,10 @@ proptest! {
         // A one-cell grid prints like a compact state, so the grid is given here too.
         prop_assert_eq!(&parse_state(&to_grid(&s), grid).unwrap(), &s);
         prop_assert_eq!(&parse_state(&to_grid(&s).replace('\n', " / "), grid).unwrap(), &s);
+        // The id needs no grid: its shape gives it; and it is safe in a link.
+        let id = puzzle_id(&s);
+        prop_assert_eq!(&parse_puzzle(&id).unwrap(), &s);
+        prop_assert!(id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '/'), "{}", id);
     }
 
     #[test]
