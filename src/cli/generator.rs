@@ -2,6 +2,7 @@
 //! a progress bar per worker), `puzzles` (list a store) and `energies`.
 
 use super::input::{Bytes, all_cores, grid_arg};
+use super::select::Selection;
 use anyhow::{Context, Result, anyhow, bail};
 use boaf_core::engine::feature::Part;
 use boaf_core::engine::limits::WORKER_CAP;
@@ -13,9 +14,9 @@ use boaf_core::generator::descent::{
     DEFAULT_CONFIRM, DEFAULT_ENERGY, DEFAULT_SCREEN, DEFAULT_SWAP_IN, DEFAULT_UPHILL, HALFWAY_HELP,
     HalfwayMode, SWAP_IN_HELP, SearchParams, UPHILL_HELP, default_iterations,
 };
-use boaf_core::generator::energy::{Chain, EnergyBook, holds, parse_condition};
-use boaf_core::generator::pipeline::{Candidate, Job, SortKey, shard};
-use boaf_core::generator::store::{PuzzleStore, read_store};
+use boaf_core::generator::energy::EnergyBook;
+use boaf_core::generator::pipeline::{Candidate, Job, shard};
+use boaf_core::generator::store::PuzzleStore;
 use clap::Args;
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 use std::io::{IsTerminal, Write};
@@ -116,15 +117,9 @@ pub struct GenerateArgs {
 pub struct PuzzlesArgs {
     /// A store file (JSON lines, as `generate` writes)
     file: PathBuf,
-    /// Keep puzzles where this holds, e.g. "n >= 8 and halfway_ratio < 0.05"
-    #[arg(long = "where", value_name = "CONDITION")]
-    filter: Option<String>,
-    /// Keep puzzles made with this energy (name or id)
-    #[arg(long)]
-    energy: Option<String>,
-    /// Sort by "energy" or a feature name (ascending)
-    #[arg(long, value_name = "KEY")]
-    sort: Option<SortKey>,
+    /// Which puzzles to list
+    #[command(flatten)]
+    selection: Selection,
     /// Print the candidates as JSON lines instead of a table
     #[arg(long)]
     json: bool,
@@ -338,38 +333,11 @@ fn print_candidate(out: &mut impl Write, c: &Candidate) -> std::io::Result<()> {
     )
 }
 
-/// A `--where` condition, or an error that points at where it is wrong.
-pub fn parse_where(text: &str) -> Result<Vec<Chain>> {
-    parse_condition(text).map_err(|(at, m)| {
-        // Columns count characters, not bytes.
-        let column = text.get(..at).map_or(at, |s| s.chars().count());
-        anyhow!(
-            "bad --where: column {}: {m}\n  {text}\n  {}^",
-            column + 1,
-            " ".repeat(column)
-        )
-    })
-}
-
 /// Runs `boaf puzzles`.
 pub fn puzzles(args: PuzzlesArgs) -> Result<ExitCode> {
-    let (mut list, skipped) =
-        read_store(&args.file).with_context(|| format!("reading {}", args.file.display()))?;
-    for s in &skipped {
-        eprintln!("warning: {}: {s}", args.file.display());
-    }
-    let filter = args.filter.as_deref().map(parse_where).transpose()?;
-    list.retain(|c| {
-        args.energy
-            .as_ref()
-            .is_none_or(|e| c.energy_name.eq_ignore_ascii_case(e) || c.energy_id == *e)
-            && filter
-                .as_ref()
-                .is_none_or(|f| holds(f, |feature| c.features.get(feature)))
-    });
-    if let Some(key) = args.sort {
-        list.sort_by(|a, b| Candidate::compare_by(a, b, key, false));
-    }
+    let (list, _) = args
+        .selection
+        .select_any(std::slice::from_ref(&args.file))?;
     // A fitted energy's prediction outside its rated range is an
     // extrapolation. The energies are the working folder's, as for `generate`.
     let loaded = load_energies(&[])?;

@@ -16,6 +16,7 @@ mod bench_serve;
 mod engine;
 mod generator;
 mod input;
+mod select;
 mod serve;
 mod study;
 mod tune;

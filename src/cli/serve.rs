@@ -3,12 +3,10 @@
 //! store), and `boaf serve` (with the default feature `serve`) serves them
 //! to raters over HTTP until Ctrl+C.
 
-use super::generator::parse_where;
+use super::select::Selection;
 use anyhow::{Context, Result, bail};
 use boaf_core::engine::feature::Feature;
 use boaf_core::folder::Folder;
-use boaf_core::generator::energy::holds;
-use boaf_core::generator::store::read_store;
 use boaf_server::answers::{NewStudy, Study};
 use boaf_server::export;
 use boaf_server::store::Store;
@@ -84,9 +82,9 @@ struct CreateArgs {
     /// Store files to take puzzles from
     #[arg(long, required = true, num_args = 1..)]
     from: Vec<PathBuf>,
-    /// Keep puzzles where this holds, as `boaf puzzles --where`
-    #[arg(long = "where", value_name = "CONDITION")]
-    filter: Option<String>,
+    /// Which puzzles to take
+    #[command(flatten)]
+    selection: Selection,
     /// Puzzles each rater gets
     #[arg(long)]
     per_rater: u32,
@@ -118,23 +116,7 @@ pub fn study(args: StudyArgs) -> Result<ExitCode> {
         StudyCommand::Create(c) => {
             let intro = std::fs::read_to_string(&c.intro)
                 .with_context(|| format!("reading the intro {}", c.intro.display()))?;
-            let filter = c.filter.as_deref().map(parse_where).transpose()?;
-            let mut puzzles = Vec::new();
-            for file in &c.from {
-                let (cands, skipped) =
-                    read_store(file).with_context(|| format!("reading {}", file.display()))?;
-                for s in &skipped {
-                    eprintln!("warning: {}: {s}", file.display());
-                }
-                puzzles.extend(cands.into_iter().filter(|c| {
-                    filter
-                        .as_ref()
-                        .is_none_or(|f| holds(f, |feature| c.features.get(feature)))
-                }));
-            }
-            if puzzles.is_empty() {
-                bail!("no puzzle of {} passes the filter", plural_files(&c.from));
-            }
+            let puzzles = c.selection.select(&c.from)?;
             let new = NewStudy {
                 name: c.name,
                 intro,
@@ -180,13 +162,6 @@ pub fn study(args: StudyArgs) -> Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
-}
-
-fn plural_files(files: &[PathBuf]) -> String {
-    match files {
-        [one] => one.display().to_string(),
-        many => format!("{} store files", many.len()),
-    }
 }
 
 /// Arguments of `boaf serve`.
