@@ -36,6 +36,64 @@ export function parseState(compact, rows, cols) {
   return { rows, cols, tops, sizes: tops.map((c) => (c ? 1 : 0)) };
 }
 
+/** Splits a compact row into cell tokens: two characters, three for `10x`. */
+function compactTokens(text) {
+  const tokens = [];
+  for (let i = 0; i < text.length; ) {
+    const width = text.startsWith("10", i) ? 3 : 2;
+    tokens.push(text.slice(i, i + width));
+    i += width;
+  }
+  return tokens;
+}
+
+/**
+ * A puzzle from its id, as the engine's `parse_puzzle` reads one
+ * (src/core/engine/notation.rs): a compact 4x4 state (`T` or `10`, `--` or
+ * `..` for an empty cell), or rows split by `/` (each compact, or cells split
+ * by spaces) whose shape gives the grid. Throws an Error that says what is
+ * wrong; a deal number is not an id.
+ */
+export function parsePuzzle(id) {
+  const text = id.trim();
+  if (text === "") throw new Error("the id is empty");
+  if (/^-?\d+$/.test(text)) throw new Error("a deal number is not a puzzle id");
+  let rows;
+  if (/[\s/]/.test(text)) {
+    rows = text
+      .split(/[/\n]/)
+      .map((line) => line.split(/\s+/).filter((w) => w !== "").flatMap((w) => (w.length > 3 ? compactTokens(w) : [w])))
+      .filter((row) => row.length > 0);
+    if (rows.length === 0) throw new Error("the id has no cards");
+    const ragged = rows.findIndex((row) => row.length !== rows[0].length);
+    if (ragged >= 0) {
+      throw new Error(`row ${ragged + 1} has ${rows[ragged].length} cells but row 1 has ${rows[0].length}`);
+    }
+    if (rows.length * rows[0].length > 16) {
+      throw new Error(`a ${rows.length}x${rows[0].length} grid has more than the 16 cells allowed`);
+    }
+  } else {
+    const tokens = compactTokens(text);
+    const tens = tokens.filter((t) => t.startsWith("10")).length;
+    if (tokens.length !== 16 || text.length !== 32 + tens) {
+      throw new Error(`a 4x4 id needs 32 characters (2 a card, 3 for a 10 like 10H), found ${text.length}`);
+    }
+    rows = [0, 1, 2, 3].map((r) => tokens.slice(4 * r, 4 * r + 4));
+  }
+  const seen = new Set();
+  const tops = rows.flat().map((token) => {
+    if (token === "--" || token === "..") return null;
+    const card = parseCard(token);
+    if (card === null) throw new Error(`'${token}' is not a card (like TH or 10H) or an empty cell (--)`);
+    const key = `${card.rank}:${card.suit}`;
+    if (seen.has(key)) throw new Error(`${token} appears twice`);
+    seen.add(key);
+    return card;
+  });
+  if (seen.size === 0) throw new Error("the id has no cards");
+  return { rows: rows.length, cols: rows[0].length, tops, sizes: tops.map((c) => (c ? 1 : 0)) };
+}
+
 /** Whether two cards flock: a shared suit, or the same or adjacent rank. */
 export function flocks(a, b) {
   return a.suit === b.suit || Math.abs(a.rank - b.rank) <= 1;

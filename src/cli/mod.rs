@@ -18,6 +18,7 @@ mod generator;
 mod input;
 mod select;
 mod serve;
+mod site;
 mod study;
 mod tune;
 
@@ -69,6 +70,8 @@ enum Command {
     Regress(study::RegressArgs),
     /// Rating studies: create, list, open, close and export them
     Study(serve::StudyArgs),
+    /// Write a static puzzle site: an index by grade, shareable play links and a daily puzzle
+    Site(site::SiteArgs),
     /// Serve the rating studies to raters over HTTP until Ctrl+C
     #[cfg(feature = "serve")]
     Serve(serve::ServeArgs),
@@ -149,6 +152,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Command::Energies(args) => generator::energies(args),
         Command::Regress(args) => study::regress(args),
         Command::Study(args) => serve::study(args),
+        Command::Site(args) => site::site(args),
         #[cfg(feature = "serve")]
         Command::Serve(args) => serve::serve(args),
         Command::Features => {

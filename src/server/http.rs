@@ -8,6 +8,7 @@
 //! ```text
 //! GET  /s/{study}                   the rater's page
 //! GET  /assets/web/{file}           its script, board and styles
+//! GET  /p/{id}                      the puzzle site's play page (`boaf site`)
 //! GET  /api/s/{study}               the study's name, intro, puzzles per rater, open
 //! POST /api/s/{study}/join[?pid=]   {"nickname"}: sets the rater's cookie (resumes one)
 //! GET  /api/s/{study}/next          the puzzle to play, or done (with the completion code)
@@ -299,6 +300,10 @@ async fn page(
     Ok(crate::page::study_page())
 }
 
+async fn play() -> Response {
+    crate::page::play_page()
+}
+
 async fn web_asset(Path(name): Path<String>) -> Response {
     crate::page::asset(&name).unwrap_or_else(|| crate::page::no_asset(&name))
 }
@@ -547,6 +552,7 @@ pub fn router(server: Arc<Server>) -> Router {
         .route("/", get(home))
         .route("/s/{study}", get(page))
         .route("/assets/web/{file}", get(web_asset))
+        .route("/p/{*id}", get(play))
         .route("/api/s/{study}", get(study_info))
         .route("/api/s/{study}/join", post(join))
         .route("/api/s/{study}/next", get(next))

@@ -9,8 +9,11 @@ use axum::response::{IntoResponse, Response};
 /// The page's HTML (the same for every study).
 pub const STUDY_HTML: &str = include_str!("../../assets/web/study.html");
 
+/// The puzzle site's play page (`boaf site`'s play.html), served at `/p/<id>`.
+pub const PLAY_HTML: &str = include_str!("../../assets/web/play.html");
+
 /// The assets under `/assets/web/`: name, content type and text.
-pub const ASSETS: [(&str, &str, &str); 3] = [
+pub const ASSETS: [(&str, &str, &str); 5] = [
     (
         "board.js",
         "text/javascript; charset=utf-8",
@@ -26,11 +29,22 @@ pub const ASSETS: [(&str, &str, &str); 3] = [
         "text/css; charset=utf-8",
         include_str!("../../assets/web/study.css"),
     ),
+    (
+        "play.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../../assets/web/play.js"),
+    ),
+    (
+        "site.css",
+        "text/css; charset=utf-8",
+        include_str!("../../assets/web/site.css"),
+    ),
 ];
 
-/// The page and all of its assets, in bytes (the budget is 200 KB).
+/// The pages and all of their assets, in bytes (the budget is 200 KB).
 pub fn total_bytes() -> usize {
-    STUDY_HTML.len() + ASSETS.iter().map(|(_, _, text)| text.len()).sum::<usize>()
+    STUDY_HTML.len()
+        + PLAY_HTML.len() + ASSETS.iter().map(|(_, _, text)| text.len()).sum::<usize>()
 }
 
 /// The page's HTML as a response.
@@ -38,6 +52,16 @@ pub fn study_page() -> Response {
     (
         [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
         STUDY_HTML,
+    )
+        .into_response()
+}
+
+/// The play page as a response: the site's page, its assets (relative
+/// there) read from `/assets/web/`; its script reads the id from the path.
+pub fn play_page() -> Response {
+    (
+        [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
+        PLAY_HTML.replace("=\"./", "=\"/assets/web/"),
     )
         .into_response()
 }
@@ -61,7 +85,7 @@ mod tests {
     fn the_page_and_its_assets_stay_within_the_budget() {
         assert!(total_bytes() < 200 * 1024, "{} bytes", total_bytes());
         // The page loads each asset from 'self', and has no inline script or style.
-        for (name, _, _) in ASSETS.iter().filter(|(n, _, _)| *n != "board.js") {
+        for name in ["study.js", "study.css"] {
             assert!(
                 STUDY_HTML.contains(&format!("/assets/web/{name}")),
                 "{name}"

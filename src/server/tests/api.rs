@@ -923,3 +923,30 @@ fn a_database_from_a_newer_boaf_is_refused_and_the_schema_is_versioned() {
     );
     assert!(!err.is_refusal());
 }
+
+#[tokio::test]
+async fn the_puzzle_sites_play_page_is_served_at_p_and_its_id() {
+    let t = Test::new(1, 1, lenient());
+    let id = boaf_core::engine::notation::puzzle_id(&t.deals[0].0);
+    // A 4×4 id, and another grid's id with its rows split by '/'.
+    for path in [format!("/p/{id}"), "/p/AS2S/3H4H".to_string()] {
+        let page = t.call("GET", &path, None, None).await;
+        assert_eq!(page.status, StatusCode::OK, "{path}");
+        assert_eq!(page.headers[header::CONTENT_SECURITY_POLICY], CSP);
+        assert_eq!(
+            page.headers[header::CONTENT_TYPE],
+            "text/html; charset=utf-8"
+        );
+        let html = page.json.as_str().unwrap();
+        assert!(html.contains("id=\"board\""), "{html}");
+        // Its assets come from /assets/web/, whatever the path's depth.
+        for file in ["play.js", "study.css", "site.css"] {
+            assert!(html.contains(&format!("\"/assets/web/{file}\"")), "{file}");
+            let a = t
+                .call("GET", &format!("/assets/web/{file}"), None, None)
+                .await;
+            assert_eq!(a.status, StatusCode::OK, "{file}");
+        }
+        assert!(!html.contains("\"./"), "no relative asset is left");
+    }
+}
