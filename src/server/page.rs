@@ -43,8 +43,7 @@ pub const ASSETS: [(&str, &str, &str); 5] = [
 
 /// The pages and all of their assets, in bytes (the budget is 200 KB).
 pub fn total_bytes() -> usize {
-    STUDY_HTML.len()
-        + PLAY_HTML.len() + ASSETS.iter().map(|(_, _, text)| text.len()).sum::<usize>()
+    STUDY_HTML.len() + PLAY_HTML.len() + ASSETS.iter().map(|(_, _, text)| text.len()).sum::<usize>()
 }
 
 /// The page's HTML as a response.

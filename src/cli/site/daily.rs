@@ -122,9 +122,9 @@ impl FromStr for Schedule {
     fn from_str(text: &str) -> Result<Schedule> {
         let mut grades: [Option<Grade>; 7] = [None; 7];
         for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-            let (day, grade) = part
-                .split_once('=')
-                .ok_or_else(|| anyhow!("bad --schedule: {part:?} is not DAY=GRADE, like Mon=Easy"))?;
+            let (day, grade) = part.split_once('=').ok_or_else(|| {
+                anyhow!("bad --schedule: {part:?} is not DAY=GRADE, like Mon=Easy")
+            })?;
             let day = day.trim();
             let at = WEEKDAYS
                 .iter()
@@ -133,7 +133,9 @@ impl FromStr for Schedule {
                         && w.len() >= day.len()
                         && w[..day.len()].eq_ignore_ascii_case(day)
                 })
-                .ok_or_else(|| anyhow!("bad --schedule: {day:?} is not a day of the week (Mon … Sun)"))?;
+                .ok_or_else(|| {
+                    anyhow!("bad --schedule: {day:?} is not a day of the week (Mon … Sun)")
+                })?;
             let grade: Grade = grade.parse().map_err(|e| anyhow!("bad --schedule: {e}"))?;
             if grades[at].replace(grade).is_some() {
                 bail!("bad --schedule: {} is given twice", WEEKDAYS[at]);
@@ -142,7 +144,10 @@ impl FromStr for Schedule {
         let mut week = [Grade::Easy; 7];
         for (i, g) in grades.iter().enumerate() {
             week[i] = g.ok_or_else(|| {
-                anyhow!("bad --schedule: no grade for {} (give all seven days)", WEEKDAYS[i])
+                anyhow!(
+                    "bad --schedule: no grade for {} (give all seven days)",
+                    WEEKDAYS[i]
+                )
             })?;
         }
         Ok(Schedule(week))
@@ -182,7 +187,9 @@ pub fn plan(
     let mut queues: Vec<Vec<usize>> = Grade::ALL
         .iter()
         .map(|&g| {
-            let mut of: Vec<usize> = (0..grades.len()).filter(|&i| grades[i] == Some(g)).collect();
+            let mut of: Vec<usize> = (0..grades.len())
+                .filter(|&i| grades[i] == Some(g))
+                .collect();
             of.shuffle(&mut rng);
             // Taken from the end: reverse, so the shuffle's first comes first.
             of.reverse();
@@ -201,7 +208,11 @@ pub fn plan(
                      puzzles are all used by then: add {grade} puzzles, or change the schedule \
                      or the range",
                     WEEKDAYS[day.weekday()],
-                    if grade == Grade::Easy || grade == Grade::Expert { "n" } else { "" },
+                    if grade == Grade::Easy || grade == Grade::Expert {
+                        "n"
+                    } else {
+                        ""
+                    },
                 )
             })?;
             Ok(Daily { day, puzzle })
@@ -220,8 +231,14 @@ mod tests {
         assert_eq!(WEEKDAYS[d.weekday()], "Tuesday");
         assert_eq!("1970-01-01".parse::<Day>().unwrap(), Day(0));
         assert_eq!(Day(0).weekday(), 3);
-        assert_eq!("2024-02-28".parse::<Day>().unwrap().plus(1).to_string(), "2024-02-29");
-        assert_eq!("2023-02-28".parse::<Day>().unwrap().plus(1).to_string(), "2023-03-01");
+        assert_eq!(
+            "2024-02-28".parse::<Day>().unwrap().plus(1).to_string(),
+            "2024-02-29"
+        );
+        assert_eq!(
+            "2023-02-28".parse::<Day>().unwrap().plus(1).to_string(),
+            "2023-03-01"
+        );
         assert!("2023-02-29".parse::<Day>().is_err());
         assert!("2023-13-01".parse::<Day>().is_err());
         assert!("tomorrow".parse::<Day>().is_err());
@@ -250,7 +267,14 @@ mod tests {
     #[test]
     fn each_day_gets_an_unused_puzzle_of_its_grade_or_a_clear_error() {
         use Grade::*;
-        let grades = [Some(Easy), Some(Hard), None, Some(Easy), Some(Easy), Some(Hard)];
+        let grades = [
+            Some(Easy),
+            Some(Hard),
+            None,
+            Some(Easy),
+            Some(Easy),
+            Some(Hard),
+        ];
         let all_easy: Schedule = "Mon=Easy,Tue=Easy,Wed=Easy,Thu=Easy,Fri=Easy,Sat=Easy,Sun=Easy"
             .parse()
             .unwrap();
@@ -262,12 +286,16 @@ mod tests {
         assert_eq!(taken, [0, 3, 4]);
         // Deterministic: the same seed, the same plan.
         assert_eq!(plan(&grades, monday, 3, &all_easy, 7).unwrap(), plan3);
-        let e = plan(&grades, monday, 4, &all_easy, 7).unwrap_err().to_string();
+        let e = plan(&grades, monday, 4, &all_easy, 7)
+            .unwrap_err()
+            .to_string();
         assert!(
             e.starts_with("2026-12-03 (Thursday) needs an Easy puzzle, but the selection's 3 Easy"),
             "{e}"
         );
-        let e = plan(&grades, monday, 6, &all_easy, 7).unwrap_err().to_string();
+        let e = plan(&grades, monday, 6, &all_easy, 7)
+            .unwrap_err()
+            .to_string();
         assert!(
             e.starts_with("the range 2026-11-30 to 2026-12-05 is 6 days, but only 5 of the 6"),
             "{e}"

@@ -56,8 +56,8 @@ fn entries(args: &SiteArgs) -> Result<Vec<Entry>> {
     let mut list = Vec::new();
     for c in args.selection.select(&args.stores)? {
         let grid = Grid::new(c.rows, c.cols).with_context(|| format!("puzzle {}", c.puzzle))?;
-        let state = parse_state(&c.puzzle, Some(grid))
-            .with_context(|| format!("puzzle {}", c.puzzle))?;
+        let state =
+            parse_state(&c.puzzle, Some(grid)).with_context(|| format!("puzzle {}", c.puzzle))?;
         let id = puzzle_id(&state);
         if seen.insert(id.clone()) {
             list.push(Entry {
@@ -88,7 +88,9 @@ fn write_site(out: &Path, files: &[(String, Vec<u8>)]) -> Result<()> {
         _ => PathBuf::from("."),
     };
     std::fs::create_dir_all(&parent).with_context(|| format!("creating {}", parent.display()))?;
-    let name = out.file_name().map_or("site".into(), |n| n.to_string_lossy().into_owned());
+    let name = out
+        .file_name()
+        .map_or("site".into(), |n| n.to_string_lossy().into_owned());
     let tmp = parent.join(format!(".{name}.tmp-{}", std::process::id()));
     let old = parent.join(format!(".{name}.old-{}", std::process::id()));
     let written = (|| -> Result<()> {
@@ -98,7 +100,8 @@ fn write_site(out: &Path, files: &[(String, Vec<u8>)]) -> Result<()> {
             std::fs::write(&path, bytes).with_context(|| format!("writing {}", path.display()))?;
         }
         if out.exists() {
-            std::fs::rename(out, &old).with_context(|| format!("moving {} aside", out.display()))?;
+            std::fs::rename(out, &old)
+                .with_context(|| format!("moving {} aside", out.display()))?;
         }
         std::fs::rename(&tmp, out).with_context(|| format!("renaming into {}", out.display()))
     })();
@@ -126,6 +129,9 @@ pub fn site(args: SiteArgs) -> Result<ExitCode> {
         (None, Some(n)) => n,
         (None, None) => 30,
     };
+    if days == 0 {
+        bail!("--days must be at least 1");
+    }
     let list = entries(&args)?;
     let grades: Vec<_> = list.iter().map(|e| e.grade).collect();
     let daily = plan(&grades, from, days, &schedule, args.seed)?;

@@ -104,12 +104,22 @@ pub fn index_html(title: &str, entries: &[Entry], daily: &[Daily]) -> String {
 pub fn pages(title: &str, entries: &[Entry], daily: &[Daily]) -> Vec<(String, Vec<u8>)> {
     let daily_html = PLAY_HTML.replacen("data-page=\"play\"", "data-page=\"daily\"", 1);
     let mut files = vec![
-        ("index.html".to_string(), index_html(title, entries, daily).into_bytes()),
+        (
+            "index.html".to_string(),
+            index_html(title, entries, daily).into_bytes(),
+        ),
         ("play.html".to_string(), PLAY_HTML.as_bytes().to_vec()),
         ("daily.html".to_string(), daily_html.into_bytes()),
-        (DATA.to_string(), data_file(title, entries, daily).into_bytes()),
+        (
+            DATA.to_string(),
+            data_file(title, entries, daily).into_bytes(),
+        ),
     ];
-    files.extend(ASSETS.iter().map(|(n, t)| (n.to_string(), t.as_bytes().to_vec())));
+    files.extend(
+        ASSETS
+            .iter()
+            .map(|(n, t)| (n.to_string(), t.as_bytes().to_vec())),
+    );
     files
 }
 
@@ -120,9 +130,24 @@ mod tests {
 
     fn entries() -> Vec<Entry> {
         vec![
-            Entry { number: 1, id: "AS2S/".into(), grade: Some(Grade::Hard), n: 2 },
-            Entry { number: 2, id: "ASTD/2S--".into(), grade: None, n: 3 },
-            Entry { number: 3, id: "3H4H/".into(), grade: Some(Grade::Easy), n: 2 },
+            Entry {
+                number: 1,
+                id: "AS2S/".into(),
+                grade: Some(Grade::Hard),
+                n: 2,
+            },
+            Entry {
+                number: 2,
+                id: "ASTD/2S--".into(),
+                grade: None,
+                n: 3,
+            },
+            Entry {
+                number: 3,
+                id: "3H4H/".into(),
+                grade: Some(Grade::Easy),
+                n: 2,
+            },
         ]
     }
 
@@ -140,7 +165,10 @@ mod tests {
         assert!(html.contains("href=\"daily.html\""));
         assert!(!html.contains("<script") && !html.contains("http"));
         let data = data_file("t", &entries(), &daily);
-        assert!(data.contains(r#""daily":[{"date":"2026-12-01","id":"3H4H/"}]"#), "{data}");
+        assert!(
+            data.contains(r#""daily":[{"date":"2026-12-01","id":"3H4H/"}]"#),
+            "{data}"
+        );
     }
 
     #[test]
@@ -153,7 +181,10 @@ mod tests {
             assert!(page.contains("Content-Security-Policy"));
             assert!(!page.contains("http://") && !page.contains("https://"));
             for (name, _) in ASSETS.iter().filter(|(n, _)| *n != "board.js") {
-                assert!(page.contains(&format!("\"./{name}\"")), "{html} loads {name}");
+                assert!(
+                    page.contains(&format!("\"./{name}\"")),
+                    "{html} loads {name}"
+                );
                 assert!(names.contains(name));
             }
         }

@@ -24,65 +24,21 @@ use boaf_core::study::play_log::{PlayEvent, PlayLog};
 use boaf_server::answers::NewStudy;
 use boaf_server::http::{Limits, Server, serve};
 use boaf_server::store::Store;
-use fantoccini::{Client, ClientBuilder, Locator};
+use chrome::{click, run, screenshot_dir, text, wait_for};
+use fantoccini::{Client, Locator};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 use serde_json::{Value, json};
-use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::path::Path;
+
+#[path = "common/chrome.rs"]
+mod chrome;
 
 /// Notes a rater might type that HTML, CSV and JSON must all keep as typed.
 const NOTES: &str = "<script>alert(1)</script> =1+1, a \"quoted\" word";
 
 /// The external participant id the link carries.
 const PID: &str = "PROLIFIC-5f3a";
-
-/// The path of a program on PATH, if it is there.
-fn on_path(name: &str) -> Option<PathBuf> {
-    std::env::var_os("PATH")?
-        .to_str()?
-        .split(':')
-        .map(|dir| Path::new(dir).join(name))
-        .find(|p| p.is_file())
-}
-
-/// chromedriver, stopped when dropped.
-struct Driver(Child);
-
-impl Drop for Driver {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// Starts chromedriver on a free loopback port; its address once it listens.
-fn start_driver(path: &Path) -> (Driver, String) {
-    let port = TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let child = Command::new(path)
-        .arg(format!("--port={port}"))
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("chromedriver starts");
-    let driver = Driver(child);
-    let addr = SocketAddr::from(([127, 0, 0, 1], port));
-    let started = Instant::now();
-    while TcpStream::connect(addr).is_err() {
-        assert!(
-            started.elapsed() < Duration::from_secs(20),
-            "chromedriver did not listen"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    (driver, format!("http://{addr}"))
-}
 
 /// The first solvable 8-card puzzle of a deal's cards on a 2×4 grid, from
 /// deal `from` on.
@@ -129,29 +85,6 @@ fn make_store(db: &Path) -> Store {
     store
 }
 
-/// Runs a script in the page and returns its value (a promise is awaited).
-async fn run(c: &Client, script: &str, args: Vec<Value>) -> Value {
-    c.execute(script, args)
-        .await
-        .unwrap_or_else(|e| panic!("{script}: {e}"))
-}
-
-/// Waits until a script's value is `want`.
-async fn wait_for(c: &Client, script: &str, want: Value) {
-    let started = Instant::now();
-    loop {
-        let got = run(c, script, vec![]).await;
-        if got == want {
-            return;
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(20),
-            "{script} is {got}, not {want}"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
-
 /// Waits for a screen of the page (`intro`, `play`, `rate`, `done`).
 async fn wait_screen(c: &Client, screen: &str) {
     wait_for(
@@ -162,33 +95,10 @@ async fn wait_screen(c: &Client, screen: &str) {
     .await;
 }
 
-/// The text of the element `css`.
-async fn text(c: &Client, css: &str) -> String {
-    c.find(Locator::Css(css))
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap()
-}
-
-async fn click(c: &Client, css: &str) {
-    c.find(Locator::Css(css))
-        .await
-        .unwrap_or_else(|e| panic!("{css}: {e}"))
-        .click()
-        .await
-        .unwrap_or_else(|e| panic!("{css}: {e}"));
-}
-
-async fn click_cell(c: &Client, cell: u8) {
-    click(c, &format!("#board [data-cell=\"{cell}\"]")).await;
-}
-
 /// Plays a move by clicking its two cells.
 async fn play(c: &Client, m: Move) {
-    click_cell(c, m.from).await;
-    click_cell(c, m.to).await;
+    chrome::click_cell(c, m.from).await;
+    chrome::click_cell(c, m.to).await;
 }
 
 /// Joins from the intro and passes the practice puzzle (its 3 moves).
@@ -287,29 +197,9 @@ async fn fits(c: &Client) -> Value {
     run(c, script, vec![]).await
 }
 
-/// Where the screenshots go: the README's, or a scratch folder.
-fn screenshot_dir(scratch: &Path) -> PathBuf {
-    if std::env::var_os("BOAF_SCREENSHOTS").is_some_and(|v| v == "1") {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../assets")
-    } else {
-        scratch.to_path_buf()
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_rater_plays_rates_and_resumes_in_a_real_browser() {
-    let required = std::env::var_os("BOAF_BROWSER_TESTS").is_some_and(|v| v == "1");
-    let (Some(chromium), Some(chromedriver)) = (on_path("chromium"), on_path("chromedriver"))
-    else {
-        assert!(
-            !required,
-            "BOAF_BROWSER_TESTS=1 but chromium or chromedriver is not on PATH \
-             (Debian: apt-get install chromium chromium-driver)"
-        );
-        eprintln!(
-            "skipped: the browser test needs chromium and chromedriver on PATH \
-             (Debian: apt-get install chromium chromium-driver; tests/run installs them)"
-        );
+    let Some((_driver, c)) = chrome::session().await else {
         return;
     };
 
@@ -323,23 +213,6 @@ async fn a_rater_plays_rates_and_resumes_in_a_real_browser() {
     let serving = tokio::spawn(serve(listener, server, async {
         let _ = stopped.await;
     }));
-
-    let (_driver, driver_url) = start_driver(&chromedriver);
-    let mut caps = serde_json::Map::new();
-    caps.insert(
-        "goog:chromeOptions".into(),
-        json!({
-            "binary": chromium,
-            "args": ["--headless=new", "--no-sandbox", "--disable-gpu",
-                     "--disable-dev-shm-usage", "--window-size=1280,800",
-                     "--lang=en-US"],
-        }),
-    );
-    let c = ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
-        .capabilities(caps)
-        .connect(&driver_url)
-        .await
-        .expect("a chromium session through chromedriver");
 
     // The link, with an external participant id.
     c.goto(&format!("{base}/s/pilot?pid={PID}")).await.unwrap();
@@ -521,7 +394,10 @@ async fn a_rater_plays_rates_and_resumes_in_a_real_browser() {
     join_and_practise(&c, "").await;
     let sixteen = handed(&c, "deck16").await;
     let (_, path16) = solved(&sixteen);
-    let shots = screenshot_dir(dir.path());
+    let shots = screenshot_dir(
+        dir.path(),
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../assets"),
+    );
     for (name, width, height) in [("desktop", 1280, 800), ("phone", 375, 667)] {
         viewport(&c, width, height).await;
         c.refresh().await.unwrap();
@@ -546,7 +422,7 @@ async fn a_rater_plays_rates_and_resumes_in_a_real_browser() {
             play(&c, path16[0]).await;
             play(&c, path16[1]).await;
         }
-        click_cell(&c, path16[2].from).await;
+        chrome::click_cell(&c, path16[2].from).await;
         let png = c.screenshot().await.unwrap();
         std::fs::write(shots.join(format!("study-{name}.png")), png).unwrap();
         click(&c, "#to-rate").await;
