@@ -424,7 +424,7 @@ async fn a_player_solves_a_linked_puzzle_and_the_daily_one_in_a_real_browser() {
         .await
         .unwrap();
     ready(&c, "play").await;
-    let next = parse_state(&site["daily"][3]["id"].as_str().unwrap(), None).unwrap();
+    let next = parse_state(site["daily"][3]["id"].as_str().unwrap(), None).unwrap();
     solve_by_clicking(&c, &next).await;
     assert_eq!(text(&c, "#stat-streak").await, "2");
     assert_eq!(text(&c, "#stat-best-streak").await, "2");

@@ -7,6 +7,7 @@
 
 use anyhow::{Result, anyhow, bail};
 use boaf_core::agents::grade::Grade;
+use boaf_core::generator::pipeline::civil_from_days;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
@@ -48,15 +49,7 @@ impl Day {
 
     /// The year, month (1–12) and day of the month.
     pub fn ymd(self) -> (i64, i64, i64) {
-        let z = self.0 + 719_468;
-        let era = z.div_euclid(146_097);
-        let doe = z - era * 146_097;
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-        let mp = (5 * doy + 2) / 153;
-        let day = doy - (153 * mp + 2) / 5 + 1;
-        let month = if mp < 10 { mp + 3 } else { mp - 9 };
-        (yoe + era * 400 + i64::from(month <= 2), month, day)
+        civil_from_days(self.0)
     }
 
     /// The day of the week, 0 for Monday to 6 for Sunday.
