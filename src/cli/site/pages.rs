@@ -163,7 +163,7 @@ mod tests {
         assert!(easy < hard && hard < ungraded);
         assert!(html.contains("<a href=\"play.html#3H4H/\">Puzzle 3</a>"));
         assert!(html.contains("href=\"daily.html\""));
-        assert!(!html.contains("<script") && !html.contains("http"));
+        assert!(!html.contains("<script") && !html.contains("://"));
         let data = data_file("t", &entries(), &daily);
         assert!(
             data.contains(r#""daily":[{"date":"2026-12-01","id":"3H4H/"}]"#),
