@@ -1178,7 +1178,7 @@ fn serve_prints_the_link_and_the_secret_answers_and_stops_on_sigint() {
     );
     let out = boaf(&["serve", "--per-rater", "0", "--db", &db], "");
     assert!(
-        text(&out.stderr).contains("--per-rater is a number of requests a second above 0"),
+        text(&out.stderr).contains("--per-rater is a number of requests above 0"),
         "{}",
         text(&out.stderr)
     );
