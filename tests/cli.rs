@@ -1083,7 +1083,7 @@ fn study_create_list_close_and_export() {
         let Ok(Verdict::Solvable(path)) = solve(&c.state().unwrap()) else {
             panic!("solvable")
         };
-        let log = PlayLog::of_moves(&path, 9_000.0, 12_000.0, true);
+        let log = PlayLog::of_moves(&path, 3_000.0, 4_000.0, true);
         let sub = Submission {
             id: format!("s{i}"),
             puzzle: h.id,
@@ -1132,7 +1132,7 @@ fn study_create_list_close_and_export() {
     for (row, moves) in expected_moves.iter().enumerate() {
         assert_eq!(table.text(row, "rater"), Some("P7"));
         assert_eq!(table.number(row, "moves"), Some(*moves as f64));
-        assert_eq!(table.text(row, "seconds"), Some("9.0"));
+        assert_eq!(table.text(row, "seconds"), Some("3.0"));
         assert_eq!(table.number(row, "rating"), Some(4.0 + row as f64));
         assert_eq!(table.notes(row).unwrap(), "=1+1, \"<script>\"");
         assert!(table.number(row, "avg_flockability").is_some());
@@ -1296,7 +1296,7 @@ fn regress_reads_a_study_from_the_database_as_its_export() {
         let (rater, _) = s.join("pilot", name, None).unwrap();
         while let Next::Puzzle(h) = s.next("pilot", &rater, &mut rng).unwrap() {
             let (c, path) = puzzles.iter().find(|p| p.0.puzzle == h.puzzle).unwrap();
-            let log = PlayLog::of_moves(path, 5_000.0, 6_000.0, true);
+            let log = PlayLog::of_moves(path, 3_000.0, 4_000.0, true);
             let halfway = c.features.halfway_ratio.unwrap_or(0.0);
             let rating = (10.0 * halfway + 2.0 * k as f64 + rng.random_range(0.0..3.0)).min(10.0);
             let sub = Submission {

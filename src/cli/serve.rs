@@ -197,7 +197,8 @@ pub struct ServeArgs {
     #[arg(long, default_value_t = 8080)]
     port: u16,
     /// The address to listen on; only this machine by default. Use 0.0.0.0
-    /// for a LAN, or a TLS reverse proxy for the internet
+    /// for a LAN, or, for the internet, a TLS reverse proxy on this machine
+    /// with --trusted-proxy
     #[arg(long, default_value = "127.0.0.1")]
     bind: std::net::IpAddr,
     /// Requests a second allowed from one address, on average (bursts of

@@ -1,8 +1,10 @@
 //! The HTTP server (axum on tokio): the JSON API raters' pages use, the
 //! designer's admin endpoints behind a bearer secret, and the rater's page
-//! with its assets ([`crate::page`]). Each request is bounded (body size, rate
-//! per token and per address); every refusal is a 4xx with a JSON
-//! `{"error": …}` that says what is wrong, and nothing of it is stored.
+//! with its assets ([`crate::page`]). Each request is bounded (body size,
+//! rates per token, per address and of joins: `http/limit.rs`), each connection
+//! too (a header timeout, a cap on connections, a stop deadline: `http/run.rs`);
+//! every refusal is a 4xx with a JSON `{"error": …}` that says what is
+//! wrong, and nothing of it is stored.
 //!
 //! Routes (`{study}` is a study's name):
 //! ```text

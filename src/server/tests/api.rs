@@ -12,8 +12,7 @@ use boaf_core::engine::features::Features;
 use boaf_core::engine::notation::to_compact;
 use boaf_core::engine::solver::{Verdict, solve};
 use boaf_core::engine::state::{Move, State};
-use boaf_core::generator::descent::SearchParams;
-use boaf_core::generator::pipeline::{Candidate, Source};
+use boaf_core::generator::pipeline::Candidate;
 use boaf_core::study::ratings::{parse_ratings, ratings_csv};
 use boaf_server::answers::NewStudy;
 use boaf_server::http::{CSP, Limits, Rate, Server, router};
@@ -57,25 +56,7 @@ fn candidate(state: &State, k: usize) -> Candidate {
         greedy_wins: Some(true),
         mcts_budget: Some(10),
     };
-    Candidate {
-        puzzle: to_compact(state),
-        n: 16,
-        rows: 4,
-        cols: 4,
-        energy_name: "test".into(),
-        energy_id: "test-0".into(),
-        energy: 0.5,
-        search_energy: 0.5,
-        features,
-        seed: 1,
-        index: k,
-        params: SearchParams::paper(16),
-        trace: vec![],
-        evaluations: 0,
-        seconds: 0.1,
-        created: "2026-01-01T00:00:00Z".into(),
-        source: Source::Generated,
-    }
+    Candidate::for_tests(state, features)
 }
 
 /// Makes the study "pilot" of the first `puzzles` solvable deals, which it
@@ -1205,6 +1186,7 @@ async fn an_assignment_left_open_stops_counting_after_a_while() {
     // Now: X rated once, Y taken twice: the next rater gets X.
     let (fresh, _) = t.join("", "").await;
     assert_eq!(t.next(&fresh).await.unwrap().0, x);
+    assert_eq!(t.skip(&fresh, x).await.status, StatusCode::OK); // a skip counts for nobody
     // Those two raters left hours ago: Y counts as nobody's, and is next.
     t.hand_out_at("2000-01-01T00:00:00Z");
     let (late, _) = t.join("", "").await;
@@ -1399,7 +1381,9 @@ fn a_stop_does_not_wait_past_its_deadline_for_a_connection_held_open() {
     held.write_all(HALF_A_HEADER).unwrap();
     std::thread::sleep(Duration::from_millis(200));
     let start = Instant::now();
-    server.stop().unwrap();
+    let (done, stopped) = std::sync::mpsc::channel();
+    std::thread::spawn(move || done.send(server.stop().is_ok()));
+    assert_eq!(stopped.recv_timeout(Duration::from_secs(3)), Ok(true));
     let took = start.elapsed();
     assert!(
         took >= Duration::from_millis(900) && took < Duration::from_secs(3),
