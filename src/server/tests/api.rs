@@ -653,7 +653,7 @@ async fn every_bad_request_is_refused_with_a_message_and_stores_nothing() {
 }
 
 #[tokio::test]
-async fn a_retry_with_the_same_submission_id_stores_once_and_answers_the_same() {
+async fn a_retry_with_the_same_submission_id_stores_once_and_answers_the_same_even_closed() {
     let t = Test::new(2, 2, lenient());
     let (c, id, k) = t.first_puzzle("", "").await;
     let body = t.won("retry-1", id, k, json!(6), "ok");
@@ -667,6 +667,19 @@ async fn a_retry_with_the_same_submission_id_stores_once_and_answers_the_same() 
     let theirs = t.won("retry-1", id2, k2, json!(6), "");
     let r = t.rate(&d, &theirs).await;
     assert_eq!(r.status, StatusCode::CONFLICT, "{}", r.json);
+    assert_eq!(t.stored(), 1);
+    // Once the study has closed, a retry still gets the stored answer (the
+    // first try was taken), and a new rating is refused.
+    Store::open(&t.db)
+        .unwrap()
+        .set_open("pilot", false)
+        .unwrap();
+    let late = t.rate(&c, &body).await;
+    assert_eq!((late.status, &late.json), (first.status, &first.json));
+    let new = t.won("after-close", id2, k2, json!(6), "");
+    t.rate(&d, &new)
+        .await
+        .refused(StatusCode::FORBIDDEN, "is closed");
     assert_eq!(t.stored(), 1);
 }
 
@@ -927,6 +940,12 @@ impl Test {
         .unwrap();
     }
 
+    /// A join through the proxy (from 127.0.0.1) with these headers.
+    async fn join_via(&self, headers: &[(&str, &str)]) -> Reply {
+        self.with_headers("127.0.0.1", "POST", "/api/s/pilot/join", headers)
+            .await
+    }
+
     /// A request from `from` with these headers and no body.
     async fn with_headers(
         &self,
@@ -1022,48 +1041,33 @@ async fn behind_a_trusted_proxy_each_forwarded_client_is_limited_alone() {
         ..lenient()
     };
     let t = Test::new(1, 1, proxied);
-    let from = |ip: &'static str| vec![("x-forwarded-for", ip)];
-    // Caddy appends the client: the last entry is the one to believe.
-    let spoofed = [("x-forwarded-for", "9.9.9.9, 1.1.1.1")];
-    for _ in 0..2 {
-        let r = t
-            .with_headers("127.0.0.1", "GET", "/api/s/pilot", &spoofed)
-            .await;
-        assert_eq!(r.status, StatusCode::OK);
+    let (ok, slow_down) = (StatusCode::OK, StatusCode::TOO_MANY_REQUESTS);
+    // The peer, its X-Forwarded-For, and the answer, in order: Caddy
+    // appends the client, so the last entry is the one believed; a peer that
+    // is not this machine's proxy is its own address, whatever it says.
+    for (peer, forwarded, status) in [
+        ("127.0.0.1", "9.9.9.9, 1.1.1.1", ok),
+        ("127.0.0.1", "9.9.9.9, 1.1.1.1", ok),
+        ("127.0.0.1", "1.1.1.1", slow_down),
+        ("127.0.0.1", "9.9.9.9", ok),
+        ("10.0.0.5", "2.2.2.2", ok),
+        ("10.0.0.5", "2.2.2.2", ok),
+        ("10.0.0.5", "3.3.3.3", slow_down),
+    ] {
+        let headers = [("x-forwarded-for", forwarded)];
+        let r = t.with_headers(peer, "GET", "/api/s/pilot", &headers).await;
+        assert_eq!(r.status, status, "{peer} {forwarded}: {}", r.json);
     }
-    let r = t
-        .with_headers("127.0.0.1", "GET", "/api/s/pilot", &from("1.1.1.1"))
-        .await;
-    r.refused(StatusCode::TOO_MANY_REQUESTS, "your address");
-    let r = t
-        .with_headers("127.0.0.1", "GET", "/api/s/pilot", &from("9.9.9.9"))
-        .await;
-    assert_eq!(r.status, StatusCode::OK, "another client behind the proxy");
-    // A peer that is not this machine's proxy is its own address, whatever it says.
-    for _ in 0..2 {
-        let r = t
-            .with_headers("10.0.0.5", "GET", "/api/s/pilot", &from("2.2.2.2"))
-            .await;
-        assert_eq!(r.status, StatusCode::OK);
-    }
-    let r = t
-        .with_headers("10.0.0.5", "GET", "/api/s/pilot", &from("3.3.3.3"))
-        .await;
-    r.refused(StatusCode::TOO_MANY_REQUESTS, "your address");
     // Joins: one per client address, and the cookie is Secure over HTTPS.
     let https = [
         ("x-forwarded-for", "4.4.4.4"),
         ("x-forwarded-proto", "https"),
     ];
-    let r = t
-        .with_headers("127.0.0.1", "POST", "/api/s/pilot/join", &https)
-        .await;
+    let r = t.join_via(&https).await;
     assert_eq!(r.status, StatusCode::CREATED, "{}", r.json);
     let cookie = r.cookie.unwrap();
     assert!(cookie.ends_with("; Secure"), "{cookie}");
-    let r = t
-        .with_headers("127.0.0.1", "POST", "/api/s/pilot/join", &https)
-        .await;
+    let r = t.join_via(&https).await;
     r.refused(
         StatusCode::TOO_MANY_REQUESTS,
         "too many joins from your address",
@@ -1072,9 +1076,7 @@ async fn behind_a_trusted_proxy_each_forwarded_client_is_limited_alone() {
         ("x-forwarded-for", "5.5.5.5"),
         ("x-forwarded-proto", "http"),
     ];
-    let r = t
-        .with_headers("127.0.0.1", "POST", "/api/s/pilot/join", &plain)
-        .await;
+    let r = t.join_via(&plain).await;
     assert_eq!(r.status, StatusCode::CREATED, "{}", r.json);
     assert!(!r.cookie.unwrap().contains("Secure"));
 
@@ -1088,15 +1090,11 @@ async fn behind_a_trusted_proxy_each_forwarded_client_is_limited_alone() {
             ..proxied
         },
     );
-    let r = t
-        .with_headers("127.0.0.1", "POST", "/api/s/pilot/join", &https)
-        .await;
+    let r = t.join_via(&https).await;
     assert_eq!(r.status, StatusCode::CREATED);
     assert!(!r.cookie.unwrap().contains("Secure"));
     let other = [("x-forwarded-for", "6.6.6.6")];
-    let r = t
-        .with_headers("127.0.0.1", "POST", "/api/s/pilot/join", &other)
-        .await;
+    let r = t.join_via(&other).await;
     r.refused(StatusCode::TOO_MANY_REQUESTS, "too many joins");
 }
 
@@ -1220,30 +1218,6 @@ async fn the_completion_code_needs_one_rated_puzzle() {
         done.json,
         json!({"status": "done", "completion_code": "C0DE42"})
     );
-}
-
-#[tokio::test]
-async fn a_retry_after_the_study_closed_gets_the_stored_answer() {
-    let t = Test::new(2, 2, lenient());
-    let (c, id, k) = t.first_puzzle("", "").await;
-    let body = t.won("before-close", id, k, json!(6), "");
-    let first = t.rate(&c, &body).await;
-    assert_eq!(first.status, StatusCode::CREATED);
-    Store::open(&t.db)
-        .unwrap()
-        .set_open("pilot", false)
-        .unwrap();
-    let retry = t.rate(&c, &body).await;
-    assert_eq!(
-        (retry.status, &retry.json),
-        (StatusCode::CREATED, &first.json)
-    );
-    // A new rating is refused: the study is closed.
-    let new = t.won("after-close", id, k, json!(6), "");
-    t.rate(&c, &new)
-        .await
-        .refused(StatusCode::FORBIDDEN, "is closed");
-    assert_eq!(t.stored(), 1);
 }
 
 #[tokio::test]
