@@ -1182,8 +1182,21 @@ fn serve_prints_the_link_and_the_secret_answers_and_stops_on_sigint() {
         "{}",
         text(&out.stderr)
     );
+    let help = text(&boaf(&["serve", "--help"], "").stdout);
+    assert!(
+        help.contains("--trusted-proxy") && help.contains("X-Forwarded-For"),
+        "{help}"
+    );
     let mut child = Command::new(env!("CARGO_BIN_EXE_boaf"))
-        .args(["serve", "--port", "0", "--per-address", "500", "--db", &db])
+        .args([
+            "serve",
+            "--port",
+            "0",
+            "--per-address",
+            "500",
+            "--trusted-proxy",
+        ])
+        .args(["--db", &db])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -1231,6 +1244,27 @@ fn serve_prints_the_link_and_the_secret_answers_and_stops_on_sigint() {
         reply.starts_with("HTTP/1.1 200") && reply.contains("rate <b>each</b>"),
         "{reply}"
     );
+    // Through the trusted proxy over HTTPS, the rater's cookie is Secure.
+    let mut conn = std::net::TcpStream::connect(&host).unwrap();
+    conn.set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    write!(
+        conn,
+        "POST /api/s/pilot/join HTTP/1.1\r\nHost: {host}\r\nX-Forwarded-For: 203.0.113.9\r\n\
+         X-Forwarded-Proto: https\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut reply = String::new();
+    conn.read_to_string(&mut reply).unwrap();
+    assert!(
+        reply.starts_with("HTTP/1.1 201") && reply.contains("; Secure\r\n"),
+        "{reply}"
+    );
+    // A client holding a connection open, half a request sent, does not
+    // keep a stop from finishing.
+    let mut held = std::net::TcpStream::connect(&host).unwrap();
+    write!(held, "GET /api/s/pilot HTTP/1.1\r\nHost: {host}\r\n").unwrap();
+    std::thread::sleep(Duration::from_millis(200));
     // SIGINT stops it cleanly, within a bounded wait.
     let killed = Command::new("kill")
         .args(["-INT", &child.id().to_string()])
@@ -1242,15 +1276,16 @@ fn serve_prints_the_link_and_the_secret_answers_and_stops_on_sigint() {
         if let Some(s) = child.try_wait().unwrap() {
             break s;
         }
-        if start.elapsed() > Duration::from_secs(15) {
+        if start.elapsed() > Duration::from_secs(8) {
             let _ = child.kill();
-            panic!("boaf serve did not stop on SIGINT");
+            panic!("boaf serve did not stop on SIGINT within its 3 s deadline");
         }
         std::thread::sleep(Duration::from_millis(50));
     };
     assert!(status.success(), "{status:?}");
     let rest: Vec<String> = lines.map_while(Result::ok).collect();
     assert!(rest.iter().any(|l| l == "boaf serve: stopped"), "{rest:?}");
+    drop(held);
 }
 
 #[test]
