@@ -1230,32 +1230,26 @@ fn serve_prints_the_link_and_the_secret_answers_and_stops_on_sigint() {
         .next()
         .unwrap()
         .to_string();
-    let mut conn = std::net::TcpStream::connect(&host).unwrap();
-    conn.set_read_timeout(Some(Duration::from_secs(10)))
-        .unwrap();
-    write!(
-        conn,
-        "GET /api/s/pilot HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
-    )
-    .unwrap();
-    let mut reply = String::new();
-    conn.read_to_string(&mut reply).unwrap();
+    // One request (its first line and headers) on a connection of its own: the reply.
+    let ask = |head: &str| {
+        let mut conn = std::net::TcpStream::connect(&host).unwrap();
+        conn.set_read_timeout(Some(Duration::from_secs(10)))
+            .unwrap();
+        write!(conn, "{head}\r\nHost: {host}\r\nConnection: close\r\n\r\n").unwrap();
+        let mut reply = String::new();
+        conn.read_to_string(&mut reply).unwrap();
+        reply
+    };
+    let reply = ask("GET /api/s/pilot HTTP/1.1");
     assert!(
         reply.starts_with("HTTP/1.1 200") && reply.contains("rate <b>each</b>"),
         "{reply}"
     );
     // Through the trusted proxy over HTTPS, the rater's cookie is Secure.
-    let mut conn = std::net::TcpStream::connect(&host).unwrap();
-    conn.set_read_timeout(Some(Duration::from_secs(10)))
-        .unwrap();
-    write!(
-        conn,
-        "POST /api/s/pilot/join HTTP/1.1\r\nHost: {host}\r\nX-Forwarded-For: 203.0.113.9\r\n\
-         X-Forwarded-Proto: https\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
-    )
-    .unwrap();
-    let mut reply = String::new();
-    conn.read_to_string(&mut reply).unwrap();
+    let reply = ask(
+        "POST /api/s/pilot/join HTTP/1.1\r\nX-Forwarded-For: 203.0.113.9\r\n\
+         X-Forwarded-Proto: https\r\nContent-Length: 0",
+    );
     assert!(
         reply.starts_with("HTTP/1.1 201") && reply.contains("; Secure\r\n"),
         "{reply}"
