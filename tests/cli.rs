@@ -1083,7 +1083,7 @@ fn study_create_list_close_and_export() {
         let Ok(Verdict::Solvable(path)) = solve(&c.state().unwrap()) else {
             panic!("solvable")
         };
-        let log = PlayLog::of_moves(&path, 9_000.0, 12_000.0, true);
+        let log = PlayLog::of_moves(&path, 3_000.0, 4_000.0, true);
         let sub = Submission {
             id: format!("s{i}"),
             puzzle: h.id,
@@ -1132,7 +1132,7 @@ fn study_create_list_close_and_export() {
     for (row, moves) in expected_moves.iter().enumerate() {
         assert_eq!(table.text(row, "rater"), Some("P7"));
         assert_eq!(table.number(row, "moves"), Some(*moves as f64));
-        assert_eq!(table.text(row, "seconds"), Some("9.0"));
+        assert_eq!(table.text(row, "seconds"), Some("3.0"));
         assert_eq!(table.number(row, "rating"), Some(4.0 + row as f64));
         assert_eq!(table.notes(row).unwrap(), "=1+1, \"<script>\"");
         assert!(table.number(row, "avg_flockability").is_some());
@@ -1178,12 +1178,25 @@ fn serve_prints_the_link_and_the_secret_answers_and_stops_on_sigint() {
     );
     let out = boaf(&["serve", "--per-rater", "0", "--db", &db], "");
     assert!(
-        text(&out.stderr).contains("--per-rater is a number of requests a second above 0"),
+        text(&out.stderr).contains("--per-rater is a number of requests above 0"),
         "{}",
         text(&out.stderr)
     );
+    let help = text(&boaf(&["serve", "--help"], "").stdout);
+    assert!(
+        help.contains("--trusted-proxy") && help.contains("X-Forwarded-For"),
+        "{help}"
+    );
     let mut child = Command::new(env!("CARGO_BIN_EXE_boaf"))
-        .args(["serve", "--port", "0", "--per-address", "500", "--db", &db])
+        .args([
+            "serve",
+            "--port",
+            "0",
+            "--per-address",
+            "500",
+            "--trusted-proxy",
+        ])
+        .args(["--db", &db])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -1217,20 +1230,35 @@ fn serve_prints_the_link_and_the_secret_answers_and_stops_on_sigint() {
         .next()
         .unwrap()
         .to_string();
-    let mut conn = std::net::TcpStream::connect(&host).unwrap();
-    conn.set_read_timeout(Some(Duration::from_secs(10)))
-        .unwrap();
-    write!(
-        conn,
-        "GET /api/s/pilot HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
-    )
-    .unwrap();
-    let mut reply = String::new();
-    conn.read_to_string(&mut reply).unwrap();
+    // One request (its first line and headers) on a connection of its own: the reply.
+    let ask = |head: &str| {
+        let mut conn = std::net::TcpStream::connect(&host).unwrap();
+        conn.set_read_timeout(Some(Duration::from_secs(10)))
+            .unwrap();
+        write!(conn, "{head}\r\nHost: {host}\r\nConnection: close\r\n\r\n").unwrap();
+        let mut reply = String::new();
+        conn.read_to_string(&mut reply).unwrap();
+        reply
+    };
+    let reply = ask("GET /api/s/pilot HTTP/1.1");
     assert!(
         reply.starts_with("HTTP/1.1 200") && reply.contains("rate <b>each</b>"),
         "{reply}"
     );
+    // Through the trusted proxy over HTTPS, the rater's cookie is Secure.
+    let reply = ask(
+        "POST /api/s/pilot/join HTTP/1.1\r\nX-Forwarded-For: 203.0.113.9\r\n\
+         X-Forwarded-Proto: https\r\nContent-Length: 0",
+    );
+    assert!(
+        reply.starts_with("HTTP/1.1 201") && reply.contains("; Secure\r\n"),
+        "{reply}"
+    );
+    // A client holding a connection open, half a request sent, does not
+    // keep a stop from finishing.
+    let mut held = std::net::TcpStream::connect(&host).unwrap();
+    write!(held, "GET /api/s/pilot HTTP/1.1\r\nHost: {host}\r\n").unwrap();
+    std::thread::sleep(Duration::from_millis(200));
     // SIGINT stops it cleanly, within a bounded wait.
     let killed = Command::new("kill")
         .args(["-INT", &child.id().to_string()])
@@ -1242,15 +1270,16 @@ fn serve_prints_the_link_and_the_secret_answers_and_stops_on_sigint() {
         if let Some(s) = child.try_wait().unwrap() {
             break s;
         }
-        if start.elapsed() > Duration::from_secs(15) {
+        if start.elapsed() > Duration::from_secs(8) {
             let _ = child.kill();
-            panic!("boaf serve did not stop on SIGINT");
+            panic!("boaf serve did not stop on SIGINT within its 3 s deadline");
         }
         std::thread::sleep(Duration::from_millis(50));
     };
     assert!(status.success(), "{status:?}");
     let rest: Vec<String> = lines.map_while(Result::ok).collect();
     assert!(rest.iter().any(|l| l == "boaf serve: stopped"), "{rest:?}");
+    drop(held);
 }
 
 #[test]
@@ -1296,7 +1325,7 @@ fn regress_reads_a_study_from_the_database_as_its_export() {
         let (rater, _) = s.join("pilot", name, None).unwrap();
         while let Next::Puzzle(h) = s.next("pilot", &rater, &mut rng).unwrap() {
             let (c, path) = puzzles.iter().find(|p| p.0.puzzle == h.puzzle).unwrap();
-            let log = PlayLog::of_moves(path, 5_000.0, 6_000.0, true);
+            let log = PlayLog::of_moves(path, 3_000.0, 4_000.0, true);
             let halfway = c.features.halfway_ratio.unwrap_or(0.0);
             let rating = (10.0 * halfway + 2.0 * k as f64 + rng.random_range(0.0..3.0)).min(10.0);
             let sub = Submission {

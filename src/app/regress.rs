@@ -6,6 +6,7 @@
 
 use super::BoafApp;
 use super::regress_mixed::{Mixing, feature_list, model_line, table_grid};
+use super::task::{Poll, Task};
 use boaf_core::engine::feature::Feature;
 use boaf_core::folder::Folder;
 use boaf_core::format;
@@ -18,6 +19,9 @@ use boaf_server::store::Store;
 use eframe::egui;
 use egui_plot::{Bar, BarChart, GridMark, Line, Plot, Points};
 use std::sync::Arc;
+
+/// What the panel says while a study is read.
+const READING: &str = "reading…";
 
 /// Where the ratings fitted come from.
 #[derive(Clone, Debug, PartialEq)]
@@ -46,6 +50,32 @@ pub(super) struct RegressPanel {
     energy_name: String,
     /// The ratings changed since they were read.
     stale: bool,
+    /// The study database's read under way (it may wait on another
+    /// writer's lock for seconds): off the UI thread.
+    reading: Option<Task<StudyRead>>,
+}
+
+/// What a read of the study database gives: the studies there are, and a
+/// study's ratings when one was asked for.
+type StudyRead = (Vec<String>, Option<Result<RatingsTable, String>>);
+
+/// Reads the studies in the database and, when `study` names one, its
+/// ratings as its export's rows (in a task's thread).
+fn read_studies(db: &std::path::Path, study: Option<&str>) -> StudyRead {
+    let store = db.exists().then(|| Store::open(db));
+    let studies = match &store {
+        Some(Ok(s)) => s
+            .studies()
+            .map(|v| v.into_iter().map(|s| s.name).collect())
+            .unwrap_or_default(),
+        _ => Vec::new(),
+    };
+    let table = study.map(|name| match store {
+        Some(Ok(s)) => export::table(&s, name).map_err(|e| e.to_string()),
+        Some(Err(e)) => Err(e.to_string()),
+        None => Err("there is no study database yet".to_string()),
+    });
+    (studies, table)
 }
 
 /// The model fitted: chosen by the number of raters ([`mixed::choose`]).
@@ -70,6 +100,7 @@ impl RegressPanel {
             scatter: Feature::HalfwayRatio.column().into(),
             energy_name: "fitted".into(),
             stale: true,
+            reading: None,
         }
     }
 
@@ -94,44 +125,67 @@ impl RegressPanel {
         self.stale = true;
     }
 
+    /// Reads the ratings again: a file at once, a study (and the list of
+    /// studies) in the background.
     fn reload(&mut self, folder: &Folder, ctx: &egui::Context) {
-        // The studies there are, when there is a database (a small read,
-        // like the ratings file's).
         let db = folder.studies_db();
-        let store = db.exists().then(|| Store::open(&db));
-        self.studies = match &store {
-            Some(Ok(s)) => s
-                .studies()
-                .map(|v| v.into_iter().map(|s| s.name).collect())
-                .unwrap_or_default(),
-            _ => Vec::new(),
+        let study = match &self.source {
+            Source::Study(name) => Some(name.clone()),
+            Source::Own | Source::Example => None,
         };
-        let (shown, table) = match &self.source {
-            Source::Own | Source::Example => {
+        let asked = study.clone();
+        self.reading = Some(Task::spawn(ctx, move |_, _| {
+            read_studies(&db, asked.as_deref())
+        }));
+        self.stale = false;
+        match study {
+            Some(name) => {
+                self.table = Some((format!("study {name}"), Err(READING.into())));
+                self.fit = None;
+            }
+            None => {
                 let path = if self.source == Source::Example {
                     folder.example_ratings()
                 } else {
                     folder.ratings()
                 };
                 let table = read_ratings(&path).map_err(|e| e.to_string());
-                (folder.show(&path), table)
+                self.show_table(folder.show(&path), table, ctx);
             }
-            Source::Study(name) => {
-                let table = match store {
-                    Some(Ok(s)) => export::table(&s, name).map_err(|e| e.to_string()),
-                    Some(Err(e)) => Err(e.to_string()),
-                    None => Err("there is no study database yet".to_string()),
-                };
-                (format!("study {name}"), table)
-            }
+        }
+    }
+
+    /// Takes the study database's read once it has come.
+    fn take_read(&mut self, ctx: &egui::Context) {
+        let Some(task) = &mut self.reading else {
+            return;
         };
+        let (studies, table) = match task.poll() {
+            Poll::Pending => return,
+            Poll::Done(read) => read,
+            Poll::Stopped => (Vec::new(), Some(Err("the read failed".to_string()))),
+        };
+        self.reading = None;
+        self.studies = studies;
+        if let (Some(table), Source::Study(name)) = (table, &self.source) {
+            let shown = format!("study {name}");
+            self.show_table(shown, table, ctx);
+        }
+    }
+
+    /// Shows a table read and fits it.
+    fn show_table(
+        &mut self,
+        shown: String,
+        table: Result<RatingsTable, String>,
+        ctx: &egui::Context,
+    ) {
         let table = table.map(Arc::new);
         if let Ok(t) = &table {
             // Only features the file has can be ticked (or unticked).
             self.chosen.retain(|f| t.column(f).is_some());
         }
         self.table = Some((shown, table));
-        self.stale = false;
         self.refit(ctx);
     }
 
@@ -165,6 +219,7 @@ impl BoafApp {
         if r.stale {
             r.reload(&folder, ui.ctx());
         }
+        r.take_read(ui.ctx());
         ui.heading("Regression of ratings on features");
         ui.horizontal(|ui| {
             ui.label("Ratings:");
@@ -204,6 +259,10 @@ impl BoafApp {
         });
         let table = match &r.table {
             Some((_, Ok(t))) => t.clone(),
+            Some((shown, Err(_))) if r.reading.is_some() => {
+                ui.label(format!("{shown}: {READING}"));
+                return;
+            }
             Some((shown, Err(e))) => {
                 ui.colored_label(ui.visuals().error_fg_color, format!("{shown}: {e}"));
                 if r.source == Source::Own {

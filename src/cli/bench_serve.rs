@@ -376,7 +376,7 @@ fn rate(
             .and_then(|p| load.solutions.get(p))
             .cloned()
             .unwrap_or_default();
-        let log = PlayLog::of_moves(&path, 20_000.0, 25_000.0, true);
+        let log = PlayLog::of_moves(&path, 2_000.0, 2_500.0, true);
         let id = format!("{}-{tag}-{rater}-{k}", std::process::id());
         let body = json!({
             "submission": id, "puzzle": next.json["id"], "log": log,

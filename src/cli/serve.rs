@@ -172,16 +172,28 @@ pub struct ServeArgs {
     #[arg(long, default_value_t = 8080)]
     port: u16,
     /// The address to listen on; only this machine by default. Use 0.0.0.0
-    /// for a LAN, or a TLS reverse proxy for the internet
+    /// for a LAN, or, for the internet, a TLS reverse proxy on this machine
+    /// with --trusted-proxy
     #[arg(long, default_value = "127.0.0.1")]
     bind: std::net::IpAddr,
     /// Requests a second allowed from one address, on average (bursts of
-    /// three seconds' worth). Behind a reverse proxy every rater has its address
+    /// three seconds' worth)
     #[arg(long, default_value_t = 100.0)]
     per_address: f64,
     /// Requests a second allowed per rater, on average (bursts of six seconds' worth)
     #[arg(long, default_value_t = 5.0)]
     per_rater: f64,
+    /// Joins (new raters) a minute allowed from one address, on average
+    /// (bursts of three minutes' worth)
+    #[arg(long, default_value_t = 10.0)]
+    joins_per_minute: f64,
+    /// Behind a reverse proxy on this machine (Caddy): take a loopback
+    /// request's client address from the last X-Forwarded-For entry, and
+    /// mark the rater's cookie Secure when X-Forwarded-Proto is https.
+    /// Without it the headers are ignored and every proxied request counts
+    /// as one address (127.0.0.1)
+    #[arg(long)]
+    trusted_proxy: bool,
     #[command(flatten)]
     db: DbArg,
 }
@@ -190,16 +202,21 @@ pub struct ServeArgs {
 /// serves until Ctrl+C.
 #[cfg(feature = "serve")]
 pub fn serve(args: ServeArgs) -> Result<ExitCode> {
-    use boaf_server::http::{Limits, Server, run_until_interrupted};
+    use boaf_server::http::{Limits, Rate, Server, run_until_interrupted};
     for (flag, rate) in [
         ("--per-address", args.per_address),
         ("--per-rater", args.per_rater),
+        ("--joins-per-minute", args.joins_per_minute),
     ] {
         if !(rate.is_finite() && rate > 0.0) {
-            bail!("{flag} is a number of requests a second above 0, not {rate}");
+            bail!("{flag} is a number of requests above 0, not {rate}");
         }
     }
-    let limits = Limits::with_rates(args.per_address, args.per_rater);
+    let limits = Limits {
+        joins_per_address: Rate::over(args.joins_per_minute / 60.0, 180.0),
+        trusted_proxy: args.trusted_proxy,
+        ..Limits::with_rates(args.per_address, args.per_rater)
+    };
     let mut store = args.db.open()?;
     let studies = store.studies()?;
     let secret = store.new_admin_secret()?;

@@ -1,8 +1,10 @@
 //! The HTTP server (axum on tokio): the JSON API raters' pages use, the
 //! designer's admin endpoints behind a bearer secret, and the rater's page
-//! with its assets ([`crate::page`]). Each request is bounded (body size, rate
-//! per token and per address); every refusal is a 4xx with a JSON
-//! `{"error": …}` that says what is wrong, and nothing of it is stored.
+//! with its assets ([`crate::page`]). Each request is bounded (body size,
+//! rates per token, per address and of joins: `http/limit.rs`), each connection
+//! too (a header timeout, a cap on connections, a stop deadline: `http/run.rs`);
+//! every refusal is a 4xx with a JSON `{"error": …}` that says what is
+//! wrong, and nothing of it is stored.
 //!
 //! Routes (`{study}` is a study's name):
 //! ```text
@@ -24,22 +26,26 @@ use crate::store::{Store, StoreError};
 use crate::writer::{WriteError, Writer};
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
-use axum::extract::{ConnectInfo, DefaultBodyLimit, Path, Query, Request, State};
+use axum::extract::{DefaultBodyLimit, Extension, Path, Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
-use axum::middleware::{self, Next as Continue};
+use axum::middleware;
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
+use boaf_core::study::play_log::PlayEvent;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::json;
-use std::collections::HashMap;
-use std::future::Future;
-use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
+
+mod limit;
+mod run;
+
+use limit::{Client, Limiter, rate_limit};
+pub use limit::{Limits, Rate};
+pub use run::{Running, run_until_interrupted, serve, start};
 
 /// The Content-Security-Policy of every response: nothing from elsewhere,
 /// no inline script, no framing.
@@ -47,83 +53,11 @@ pub const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; 
     img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'self'; \
     frame-ancestors 'none'";
 
-/// A token bucket's shape: `burst` requests at once, refilled at
-/// `per_second`.
-#[derive(Clone, Copy, Debug)]
-pub struct Rate {
-    /// Requests allowed at once.
-    pub burst: f64,
-    /// Requests allowed per second, on average.
-    pub per_second: f64,
-}
-
-/// The bounds on requests.
-#[derive(Clone, Copy, Debug)]
-pub struct Limits {
-    /// The largest request body, in bytes.
-    pub body_bytes: usize,
-    /// The rate per rater token.
-    pub per_token: Rate,
-    /// The rate per client address.
-    pub per_address: Rate,
-}
-
-impl Limits {
-    /// Limits of `per_address` and `per_token` requests a second on
-    /// average, in bursts of 3 and 6 seconds' worth, and a 64 KB body (a
-    /// play log of a long play is a few kilobytes).
-    pub fn with_rates(per_address: f64, per_token: f64) -> Limits {
-        Limits {
-            body_bytes: 64 * 1024,
-            per_token: Rate {
-                burst: 6.0 * per_token,
-                per_second: per_token,
-            },
-            per_address: Rate {
-                burst: 3.0 * per_address,
-                per_second: per_address,
-            },
-        }
-    }
-}
-
-impl Default for Limits {
-    /// `boaf serve`'s defaults: 100 requests a second per address, 5 per rater.
-    fn default() -> Limits {
-        Limits::with_rates(100.0, 5.0)
-    }
-}
-
-/// Token buckets by key (a token or an address): tokens left and when counted.
-#[derive(Default)]
-struct Buckets(HashMap<String, (f64, Instant)>);
-
-impl Buckets {
-    /// Takes one request from the key's bucket; false when it is empty.
-    fn take(&mut self, key: String, rate: Rate, now: Instant) -> bool {
-        if self.0.len() > 100_000 {
-            // Forget buckets that have refilled: they are as new ones.
-            self.0.retain(|_, (left, at)| {
-                *left + now.duration_since(*at).as_secs_f64() * rate.per_second < rate.burst
-            });
-        }
-        let (left, at) = self.0.entry(key).or_insert((rate.burst, now));
-        *left = (*left + now.duration_since(*at).as_secs_f64() * rate.per_second).min(rate.burst);
-        *at = now;
-        if *left >= 1.0 {
-            *left -= 1.0;
-            true
-        } else {
-            false
-        }
-    }
-}
-
 /// The server's state: the store's writer (which owns the store and the
-/// hand-out's random ties), the buckets.
+/// hand-out's random ties), the rate limiter's buckets.
 pub struct Server {
     writer: Writer,
-    buckets: Mutex<Buckets>,
+    limiter: Mutex<Limiter>,
     limits: Limits,
 }
 
@@ -136,9 +70,19 @@ impl Server {
         };
         Arc::new(Server {
             writer: Writer::start(store, rng).expect("a thread for the study store"),
-            buckets: Mutex::new(Buckets::default()),
+            limiter: Mutex::new(Limiter::new(&limits)),
             limits,
         })
+    }
+
+    /// The rate limiter's buckets kept: per address, per rater token, per
+    /// address for joins (for the tests: each is bounded).
+    #[doc(hidden)]
+    pub fn bucket_sizes(&self) -> [usize; 3] {
+        self.limiter
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .sizes()
     }
 
     /// Runs `f` on the store, in the writer's next batch (group commit):
@@ -275,22 +219,6 @@ async fn admin(server: &Arc<Server>, headers: &HeaderMap) -> Result<(), ApiError
     }
 }
 
-/// Escapes text for HTML.
-pub fn escape_html(text: &str) -> String {
-    text.chars()
-        .fold(String::with_capacity(text.len()), |mut out, c| {
-            match c {
-                '&' => out.push_str("&amp;"),
-                '<' => out.push_str("&lt;"),
-                '>' => out.push_str("&gt;"),
-                '"' => out.push_str("&quot;"),
-                '\'' => out.push_str("&#39;"),
-                c => out.push(c),
-            }
-            out
-        })
-}
-
 async fn page(
     State(server): State<Arc<Server>>,
     Path(study): Path<String>,
@@ -335,6 +263,7 @@ async fn join(
     State(server): State<Arc<Server>>,
     Path(study): Path<String>,
     Query(query): Query<JoinQuery>,
+    Extension(client): Extension<Client>,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
@@ -354,8 +283,11 @@ async fn join(
     let (r, token) = server
         .with_store(move |s, _| s.join(&name, &body.nickname, query.pid.as_deref()))
         .await?;
+    // Secure when the trusted proxy says the rater came over HTTPS: a
+    // browser then never sends the token in clear.
+    let secure = if client.https { "; Secure" } else { "" };
     let cookie = format!(
-        "{}={token}; Path=/; HttpOnly; SameSite=Strict; Max-Age=31536000",
+        "{}={token}; Path=/; HttpOnly; SameSite=Strict; Max-Age=31536000{secure}",
         cookie_name(&study)
     );
     let mut response = (StatusCode::CREATED, Json(&r)).into_response();
@@ -397,6 +329,24 @@ async fn submit(
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
     let (r, sub): (Rater, Submission) = rater_and_body(&server, &headers, &study, body).await?;
+    // The rater's page has no hint or solution button: such an event is forged.
+    if let Some((n, e)) = sub
+        .log
+        .events
+        .iter()
+        .enumerate()
+        .find(|(_, e)| matches!(e, PlayEvent::Hint | PlayEvent::Solution))
+    {
+        let what = if *e == PlayEvent::Hint {
+            "a hint"
+        } else {
+            "the solution shown"
+        };
+        return Err(ApiError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            format!("the play log: event {n} is {what}, which the rater's page does not offer"),
+        ));
+    }
     let stored = server
         .with_store(move |s, _| s.submit(&study, &r, &sub))
         .await?;
@@ -473,55 +423,31 @@ async fn wrong_method() -> ApiError {
     )
 }
 
-/// Takes one request from the address's bucket and the token's (when the
-/// request carries a rater cookie), or answers 429 with when to retry.
-async fn rate_limit(
-    State(server): State<Arc<Server>>,
-    ConnectInfo(addr): ConnectInfo<SocketAddr>,
-    request: Request,
-    next: Continue,
-) -> Response {
-    let now = Instant::now();
-    let tokens: Vec<String> = request
+/// Answers a refusal that is not JSON (an extractor's plain-text
+/// rejection: a bad path or query, a body too large) as every other one:
+/// `{"error": the text}` with its status.
+async fn json_errors(response: Response) -> Response {
+    let is_json = response
         .headers()
-        .get_all(header::COOKIE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(';'))
-        .filter_map(|p| p.trim().strip_prefix("boaf_"))
-        .map(|p| format!("token {p}"))
-        .collect();
-    let limits = server.limits;
-    let refused = {
-        let mut buckets = server.buckets.lock().unwrap_or_else(|p| p.into_inner());
-        let address = buckets.take(format!("address {}", addr.ip()), limits.per_address, now);
-        // Every bucket is charged, so no cookie is a way around another.
-        let charged: Vec<bool> = tokens
-            .into_iter()
-            .map(|t| buckets.take(t, limits.per_token, now))
-            .collect();
-        let tokens = charged.iter().all(|&ok| ok);
-        if !address {
-            Some("too many requests from your address")
-        } else if !tokens {
-            Some("too many requests from your rater token")
-        } else {
-            None
-        }
-    };
-    match refused {
-        Some(why) => {
-            let mut r = ApiError::new(
-                StatusCode::TOO_MANY_REQUESTS,
-                format!("{why}: slow down and retry in a second"),
-            )
-            .into_response();
-            r.headers_mut()
-                .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
-            r
-        }
-        None => next.run(request).await,
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|t| t.as_bytes().starts_with(b"application/json"));
+    if !response.status().is_client_error() || is_json {
+        return response;
     }
+    let status = response.status();
+    let text = axum::body::to_bytes(response.into_body(), 64 * 1024)
+        .await
+        .map(|b| String::from_utf8_lossy(&b).trim().to_string())
+        .unwrap_or_default();
+    let text = if text.is_empty() {
+        status
+            .canonical_reason()
+            .unwrap_or("refused")
+            .to_lowercase()
+    } else {
+        text
+    };
+    ApiError::new(status, text).into_response()
 }
 
 /// Adds the security headers to every response.
@@ -565,128 +491,7 @@ pub fn router(server: Arc<Server>) -> Router {
         .method_not_allowed_fallback(wrong_method);
     api.layer(middleware::from_fn_with_state(server.clone(), rate_limit))
         .layer(DefaultBodyLimit::max(server.limits.body_bytes))
+        .layer(middleware::map_response(json_errors))
         .layer(middleware::map_response(secure))
         .with_state(server)
-}
-
-/// Serves until `shutdown` completes, then finishes the requests under way
-/// (graceful shutdown).
-pub async fn serve(
-    listener: tokio::net::TcpListener,
-    server: Arc<Server>,
-    shutdown: impl Future<Output = ()> + Send + 'static,
-) -> std::io::Result<()> {
-    axum::serve(
-        listener,
-        router(server).into_make_service_with_connect_info::<SocketAddr>(),
-    )
-    .with_graceful_shutdown(shutdown)
-    .await
-}
-
-/// A server serving on a thread of its own (with its own tokio runtime)
-/// until stopped: what `boaf serve` and the app's Study panel run.
-pub struct Running {
-    addr: SocketAddr,
-    shutdown: Arc<tokio::sync::Notify>,
-    runtime: tokio::runtime::Handle,
-    thread: Option<std::thread::JoinHandle<std::io::Result<()>>>,
-}
-
-impl Running {
-    /// The address bound (its port when 0 was asked).
-    pub fn addr(&self) -> SocketAddr {
-        self.addr
-    }
-
-    /// Stops taking connections, finishes the requests under way, and
-    /// waits for the server's thread: a new connection is refused after.
-    pub fn stop(self) -> std::io::Result<()> {
-        self.shutdown.notify_one();
-        self.wait()
-    }
-
-    /// Waits until the server stops (from [`Running::stop`]'s switch).
-    fn wait(mut self) -> std::io::Result<()> {
-        match self.thread.take().map(|t| t.join()) {
-            Some(Ok(result)) => result,
-            Some(Err(_)) => Err(std::io::Error::other("the server's thread panicked")),
-            None => Ok(()),
-        }
-    }
-}
-
-impl Drop for Running {
-    /// A server no longer held stops (without waiting for it).
-    fn drop(&mut self) {
-        self.shutdown.notify_one();
-    }
-}
-
-/// Binds `addr` and serves on a new runtime in a thread of its own until
-/// [`Running::stop`]; fails when the address cannot be bound.
-pub fn start(addr: SocketAddr, server: Arc<Server>) -> std::io::Result<Running> {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()?;
-    let listener = runtime.block_on(tokio::net::TcpListener::bind(addr))?;
-    let addr = listener.local_addr()?;
-    let shutdown = Arc::new(tokio::sync::Notify::new());
-    let handle = runtime.handle().clone();
-    let switch = shutdown.clone();
-    let thread = std::thread::Builder::new()
-        .name("boaf-serve".into())
-        .spawn(move || {
-            // A stored permit: a stop before the server waits still counts.
-            runtime.block_on(serve(
-                listener,
-                server,
-                async move { switch.notified().await },
-            ))
-        })?;
-    Ok(Running {
-        addr,
-        shutdown,
-        runtime: handle,
-        thread: Some(thread),
-    })
-}
-
-/// Binds `addr`, calls `ready` with the address bound (its port when 0 was
-/// asked), and serves (see [`start`]) until Ctrl+C (SIGINT) or SIGTERM.
-pub fn run_until_interrupted(
-    addr: SocketAddr,
-    server: Arc<Server>,
-    ready: impl FnOnce(SocketAddr),
-) -> std::io::Result<()> {
-    let running = start(addr, server)?;
-    ready(running.addr());
-    let switch = running.shutdown.clone();
-    running.runtime.spawn(async move {
-        interrupted().await;
-        switch.notify_one();
-    });
-    running.wait()
-}
-
-/// Completes at Ctrl+C (SIGINT), or SIGTERM on Unix.
-async fn interrupted() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        match signal(SignalKind::terminate()) {
-            Ok(mut term) => {
-                tokio::select! {
-                    _ = ctrl_c => {}
-                    _ = term.recv() => {}
-                }
-            }
-            Err(_) => ctrl_c.await,
-        }
-    }
-    #[cfg(not(unix))]
-    ctrl_c.await;
 }

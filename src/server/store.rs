@@ -12,10 +12,10 @@ use crate::answers::{
 use crate::limits::{check_nickname, check_notes, check_pid, check_study_name};
 use boaf_core::engine::card::Card;
 use boaf_core::engine::features::Features;
-use boaf_core::engine::notation::parse_state;
+use boaf_core::engine::notation::{parse_state, to_compact};
 use boaf_core::engine::state::{Grid, State};
-use boaf_core::generator::pipeline::{Candidate, utc_now};
-use boaf_core::study::play_log::{PlayLogError, replay};
+use boaf_core::generator::pipeline::{Candidate, utc_now, utc_text};
+use boaf_core::study::play_log::{PlayLogError, replay_handed};
 use boaf_core::study::ratings::{PlayRecord, Rating};
 use rand::{Rng, RngExt};
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
@@ -26,6 +26,11 @@ use thiserror::Error;
 mod batch;
 
 use batch::write;
+
+/// How long a puzzle handed out and neither rated nor skipped counts as
+/// taken in the hand-out's order: a rater who left does not keep it from
+/// others for ever (it stays the rater's own, should they come back).
+pub const STALE_AFTER_SECONDS: u64 = 2 * 60 * 60;
 
 /// The schema this version writes and reads.
 pub const SCHEMA_VERSION: i64 = 1;
@@ -485,8 +490,15 @@ impl Store {
             [rater.id],
             |r| r.get(0),
         )?;
+        // The code is for a rater who rated at least one puzzle: skipping
+        // every puzzle does not earn it.
+        let rated: u32 = tx.query_row(
+            "SELECT COUNT(*) FROM assignments WHERE rater = ?1 AND state = 'rated'",
+            [rater.id],
+            |r| r.get(0),
+        )?;
         let done = Next::Done {
-            completion_code: study.completion_code.clone(),
+            completion_code: study.completion_code.clone().filter(|_| rated > 0),
         };
         if had >= study.per_rater {
             return Ok(done);
@@ -494,12 +506,15 @@ impl Store {
         let loads: Vec<(i64, u32)> = tx
             .prepare(
                 "SELECT p.id, (SELECT COUNT(*) FROM assignments a
-                     WHERE a.puzzle = p.id AND a.state != 'skipped')
+                     WHERE a.puzzle = p.id
+                     AND (a.state = 'rated' OR (a.state = 'open' AND a.handed > ?3)))
                  FROM puzzles p WHERE p.study = ?1 AND p.id NOT IN
                      (SELECT puzzle FROM assignments WHERE rater = ?2)
                  ORDER BY p.id",
             )?
-            .query_map(params![study.id, rater.id], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .query_map(params![study.id, rater.id, stale_before()], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })?
             .collect::<Result<_, _>>()?;
         let Some(least) = loads.iter().map(|l| l.1).min() else {
             return Ok(done);
@@ -516,14 +531,20 @@ impl Store {
         Ok(Next::Puzzle(h))
     }
 
-    /// The state of the rater's assignment of a puzzle, or why there is
-    /// none (no such puzzle in the study, or not handed to the rater).
-    fn assignment(conn: &Connection, rater: &Rater, puzzle: i64) -> Result<String, StoreError> {
-        let state: Option<String> = conn
+    /// The state of the rater's assignment of a puzzle and the milliseconds
+    /// since it was handed out, or why there is none (no such puzzle in the
+    /// study, or not handed to the rater).
+    fn assignment(
+        conn: &Connection,
+        rater: &Rater,
+        puzzle: i64,
+    ) -> Result<(String, f64), StoreError> {
+        let state: Option<(String, f64)> = conn
             .query_row(
-                "SELECT state FROM assignments WHERE rater = ?1 AND puzzle = ?2",
+                "SELECT state, (julianday('now') - julianday(handed)) * 86400000.0
+                 FROM assignments WHERE rater = ?1 AND puzzle = ?2",
                 params![rater.id, puzzle],
-                |r| r.get(0),
+                |r| Ok((r.get(0)?, r.get::<_, Option<f64>>(1)?.unwrap_or(0.0))),
             )
             .optional()?;
         if let Some(s) = state {
@@ -550,14 +571,15 @@ impl Store {
         rater: &Rater,
         s: &Submission,
     ) -> Result<Stored, StoreError> {
-        self.open_study(study)?;
         if s.id.is_empty() || s.id.len() > 64 || !s.id.chars().all(|c| c.is_ascii_graphic()) {
             return Err(StoreError::Invalid(
                 "a submission id is 1 to 64 printable ASCII characters".into(),
             ));
         }
-        let tx = write(&mut self.conn)?;
-        let earlier = tx
+        // A retry of a stored rating gets its first answer, even once the
+        // study has closed (the rater's first try was taken).
+        let earlier = self
+            .conn
             .query_row(
                 "SELECT id, rater, puzzle, solved, moves, undos, restarts, hints,
                         solution_shown, seconds FROM ratings WHERE submission = ?1",
@@ -581,7 +603,10 @@ impl Store {
                 Err(StoreError::SubmissionReused(s.id.clone()))
             };
         }
-        match Store::assignment(&tx, rater, s.puzzle)?.as_str() {
+        self.open_study(study)?;
+        let tx = write(&mut self.conn)?;
+        let (state, since_ms) = Store::assignment(&tx, rater, s.puzzle)?;
+        match state.as_str() {
             "rated" => return Err(StoreError::AlreadyRated(s.puzzle)),
             "skipped" => return Err(StoreError::WasSkipped(s.puzzle)),
             _ => {}
@@ -594,7 +619,7 @@ impl Store {
         }
         check_notes(&s.notes).map_err(StoreError::Invalid)?;
         let deal = puzzle_state(&tx, s.puzzle)?;
-        let play = replay(deal, &s.log)?;
+        let play = replay_handed(deal, &s.log, since_ms)?;
         let log = serde_json::to_string(&s.log).expect("a play log serializes");
         tx.execute(
             "INSERT INTO ratings (rater, puzzle, submission, rating, notes, solved, moves,
@@ -634,7 +659,7 @@ impl Store {
     pub fn skip(&mut self, study: &str, rater: &Rater, puzzle: i64) -> Result<(), StoreError> {
         self.open_study(study)?;
         let tx = write(&mut self.conn)?;
-        if Store::assignment(&tx, rater, puzzle)? == "rated" {
+        if Store::assignment(&tx, rater, puzzle)?.0 == "rated" {
             return Err(StoreError::AlreadyRated(puzzle));
         }
         tx.execute(
@@ -790,6 +815,15 @@ impl Store {
     }
 }
 
+/// The hand-out time before which an open assignment is stale
+/// ([`STALE_AFTER_SECONDS`]), as the `handed` column writes times.
+fn stale_before() -> String {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    utc_text(now.saturating_sub(STALE_AFTER_SECONDS))
+}
+
 /// A study's row without its counts (see [`Store::head`]).
 struct Head {
     id: i64,
@@ -801,16 +835,17 @@ struct Head {
 
 /// A puzzle handed to a rater, with its cards as the app shows them.
 fn handed(conn: &Connection, rater: &Rater, puzzle: i64) -> Result<Handed, StoreError> {
-    let (text, position): (String, u32) = conn.query_row(
-        "SELECT p.puzzle, a.position FROM assignments a JOIN puzzles p ON p.id = a.puzzle
-         WHERE a.rater = ?1 AND a.puzzle = ?2",
+    let position: u32 = conn.query_row(
+        "SELECT position FROM assignments WHERE rater = ?1 AND puzzle = ?2",
         params![rater.id, puzzle],
-        |r| Ok((r.get(0)?, r.get(1)?)),
+        |r| r.get(0),
     )?;
     let state = puzzle_state(conn, puzzle)?;
+    // The page reads compact notation only; a puzzle stored in another
+    // notation is sent as the state it reads to.
     Ok(Handed {
         id: puzzle,
-        puzzle: text,
+        puzzle: to_compact(&state),
         rows: state.grid().rows() as u32,
         cols: state.grid().cols() as u32,
         position,

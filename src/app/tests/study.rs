@@ -155,7 +155,7 @@ fn play_log(handed: &Value) -> Value {
         }
         _ => (vec![], false),
     };
-    json!({ "events": events, "active_ms": 20_000.0, "wall_ms": 30_000.0, "solved": solved })
+    json!({ "events": events, "active_ms": 2_000.0, "wall_ms": 3_000.0, "solved": solved })
 }
 
 /// The folder's candidates stored as `boaf study create` would take them,
@@ -355,16 +355,39 @@ fn the_regression_panel_fits_a_study_straight_from_the_database() {
     };
     assert_eq!((expected.raters, expected.n), (2, 2 * puzzles.len()));
 
-    // The panel: the study chosen from the list of the database's studies.
+    // The panel: the study chosen from the list of the database's studies
+    // (read in the background).
     let mut h = harness(&root);
     h.state_mut().set_tab(Tab::Regress);
-    h.run();
+    let start = std::time::Instant::now();
+    while h
+        .query_by_role_and_label(egui::Role::ComboBox, "or a study:")
+        .is_none()
+    {
+        assert!(start.elapsed() < WAIT, "the list of studies never came");
+        h.step();
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
     h.get_by_role_and_label(egui::Role::ComboBox, "or a study:")
         .click();
     h.run();
+    // Another writer holds the database (the read waits on its lock): the
+    // UI goes on and says it is reading, then shows the table.
+    let mut writer = Store::open(&folder.studies_db()).unwrap();
+    writer.begin_batch().unwrap();
     h.get_by_role_and_label(egui::Role::Button, "pilot").click();
+    let clicked = std::time::Instant::now();
     h.run();
+    assert!(
+        clicked.elapsed() < std::time::Duration::from_secs(2),
+        "the UI waited"
+    );
+    assert!(h.query_by_label("study pilot: reading…").is_some());
+    assert!(h.state().mixed_fit().is_none());
+    writer.commit_batch().unwrap();
+    drop(writer);
     step_until(&mut h, WAIT, |app| app.mixed_fit().is_some());
+    assert!(h.query_by_label("study pilot: reading…").is_none());
     let (shown, _) = h.state().mixed_fit().unwrap();
     assert_eq!(shown, &expected);
     assert!(

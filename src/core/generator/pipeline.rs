@@ -107,6 +107,34 @@ impl Source {
 }
 
 impl Candidate {
+    /// A candidate of `state` with these features, as if an energy named
+    /// `test` had made it (no search ran): the tests' stand-in, shared by
+    /// the app's and the server's tests.
+    #[doc(hidden)]
+    pub fn for_tests(state: &State, features: Features) -> Candidate {
+        let grid = state.grid();
+        let n = features.n;
+        Candidate {
+            puzzle: to_compact(state),
+            n,
+            rows: grid.rows(),
+            cols: grid.cols(),
+            energy_name: "test".into(),
+            energy_id: "test-0".into(),
+            energy: 0.5,
+            search_energy: 0.5,
+            features,
+            seed: 1,
+            index: 0,
+            params: SearchParams::paper(n),
+            evaluations: 0,
+            trace: Vec::new(),
+            seconds: 0.1,
+            created: "2025-01-01T00:00:00Z".into(),
+            source: Source::Generated,
+        }
+    }
+
     /// The value a sort key names: the energy, or a feature.
     pub fn value(&self, key: SortKey) -> Option<f64> {
         match key {

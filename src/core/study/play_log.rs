@@ -20,6 +20,11 @@ pub const MAX_EVENTS: usize = 10_000;
 /// The longest play a log may report, in milliseconds (one day).
 pub const MAX_MS: f64 = 86_400_000.0;
 
+/// The clock slack allowed between a log's active time and the time since
+/// its puzzle was handed out, in milliseconds (the hand-out's time is kept
+/// to the second, and the request takes its own time).
+pub const SLACK_MS: f64 = 5_000.0;
+
 /// One thing the rater did, in the order done.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
@@ -111,6 +116,16 @@ pub enum PlayLogError {
     /// active time longer than the wall time.
     #[error("impossible time: {0}")]
     BadTime(String),
+    /// More active time than has passed since the puzzle was handed out.
+    #[error(
+        "impossible time: active_ms {active_ms} is more than the {since_ms} ms since the puzzle was handed out"
+    )]
+    BeforeHandOut {
+        /// The active time the log claims.
+        active_ms: f64,
+        /// The milliseconds since the hand-out, as the server counts them.
+        since_ms: f64,
+    },
 }
 
 /// Checks a log's times: each a finite number from 0 to [`MAX_MS`], and the
@@ -135,6 +150,38 @@ fn check_times(log: &PlayLog) -> Result<(), PlayLogError> {
         )));
     }
     Ok(())
+}
+
+/// Replays the log of a puzzle handed out `since_ms` ago (see [`replay`]).
+/// Its active time may not exceed the time since the hand-out (with
+/// [`SLACK_MS`]); its times are then clipped, not refused: the wall time to
+/// the time since the hand-out, both to [`MAX_MS`], so a tab left open for
+/// days still stores its rating (with a day of active time at most).
+pub fn replay_handed(
+    deal: State,
+    log: &PlayLog,
+    since_ms: f64,
+) -> Result<PlayRecord, PlayLogError> {
+    let since_ms = since_ms.max(0.0);
+    for (name, ms) in [("active_ms", log.active_ms), ("wall_ms", log.wall_ms)] {
+        if !ms.is_finite() || ms < 0.0 {
+            return Err(PlayLogError::BadTime(format!(
+                "{name} is {ms}, not a number of milliseconds from 0"
+            )));
+        }
+    }
+    if log.active_ms > since_ms + SLACK_MS {
+        return Err(PlayLogError::BeforeHandOut {
+            active_ms: log.active_ms,
+            since_ms: since_ms.round(),
+        });
+    }
+    let clipped = PlayLog {
+        active_ms: log.active_ms.min(MAX_MS),
+        wall_ms: log.wall_ms.min(since_ms + SLACK_MS).min(MAX_MS),
+        ..log.clone()
+    };
+    replay(deal, &clipped)
 }
 
 /// Replays a log on its deal and derives the play record, as the desktop
@@ -307,6 +354,38 @@ mod tests {
             Err(PlayLogError::TooManyEvents(MAX_EVENTS + 1))
         );
         assert!(replay(deal, &log(vec![PlayEvent::Hint; MAX_EVENTS], false)).is_ok());
+    }
+
+    #[test]
+    fn a_log_longer_than_its_hand_out_is_refused_and_long_times_are_clipped() {
+        let (deal, _) = deal_and_solution(0);
+        let times = |active_ms, wall_ms| PlayLog {
+            active_ms,
+            wall_ms,
+            ..log(vec![], false)
+        };
+        // A minute of play claimed 10 s after the hand-out.
+        let err = replay_handed(deal.clone(), &times(60_000.0, 60_000.0), 10_000.0).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "impossible time: active_ms 60000 is more than the 10000 ms since the puzzle was handed out"
+        );
+        // Within the slack it is taken.
+        let r = replay_handed(deal.clone(), &times(14_000.0, 14_000.0), 10_000.0).unwrap();
+        assert_eq!(r.seconds, 14.0);
+        // A tab left open two days: the wall time and the active time are
+        // clipped to a day, and the rating goes in.
+        let two_days = 2.0 * MAX_MS;
+        let r = replay_handed(deal.clone(), &times(1.5 * MAX_MS, two_days), two_days).unwrap();
+        assert_eq!(r.seconds, 86_400.0);
+        // A wall time past the hand-out (the page's clock jumped) is clipped too.
+        let r = replay_handed(deal.clone(), &times(2_000.0, two_days), 3_000.0).unwrap();
+        assert_eq!(r.seconds, 2.0);
+        // What is no time at all is still refused.
+        assert!(matches!(
+            replay_handed(deal, &times(f64::NAN, 1.0), 3_000.0),
+            Err(PlayLogError::BadTime(_))
+        ));
     }
 
     #[test]

@@ -12,8 +12,7 @@ use boaf_core::engine::features::Features;
 use boaf_core::engine::notation::to_compact;
 use boaf_core::engine::solver::{Verdict, solve};
 use boaf_core::engine::state::{Move, State};
-use boaf_core::generator::descent::SearchParams;
-use boaf_core::generator::pipeline::{Candidate, Source};
+use boaf_core::generator::pipeline::Candidate;
 use boaf_core::study::ratings::{parse_ratings, ratings_csv};
 use boaf_server::answers::NewStudy;
 use boaf_server::http::{CSP, Limits, Rate, Server, router};
@@ -21,6 +20,7 @@ use boaf_server::store::Store;
 use serde_json::{Value, json};
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 use tower::ServiceExt;
 
 /// A solvable deal and a solution of it.
@@ -56,25 +56,7 @@ fn candidate(state: &State, k: usize) -> Candidate {
         greedy_wins: Some(true),
         mcts_budget: Some(10),
     };
-    Candidate {
-        puzzle: to_compact(state),
-        n: 16,
-        rows: 4,
-        cols: 4,
-        energy_name: "test".into(),
-        energy_id: "test-0".into(),
-        energy: 0.5,
-        search_energy: 0.5,
-        features,
-        seed: 1,
-        index: k,
-        params: SearchParams::paper(16),
-        trace: vec![],
-        evaluations: 0,
-        seconds: 0.1,
-        created: "2026-01-01T00:00:00Z".into(),
-        source: Source::Generated,
-    }
+    Candidate::for_tests(state, features)
 }
 
 /// Makes the study "pilot" of the first `puzzles` solvable deals, which it
@@ -159,6 +141,11 @@ impl Test {
         let req = req
             .body(Body::from(body.unwrap_or("").to_string()))
             .unwrap();
+        self.send(from, req).await
+    }
+
+    /// Sends a request from `from`: the reply.
+    async fn send(&self, from: &str, req: Request<Body>) -> Reply {
         let res = self.app(from).oneshot(req).await.unwrap();
         let status = res.status();
         let headers = res.headers().clone();
@@ -303,7 +290,8 @@ fn winning_log(path: &[Move]) -> Value {
         path.iter()
             .map(|m| json!({"kind": "move", "from": m.from, "to": m.to})),
     );
-    json!({ "events": events, "active_ms": 42_000.0, "wall_ms": 50_000.0, "solved": true })
+    // Times within the slack of a hand-out just now (the tests play at once).
+    json!({ "events": events, "active_ms": 1_500.0, "wall_ms": 2_000.0, "solved": true })
 }
 
 fn submission(id: &str, puzzle: i64, log: Value, rating: Value, notes: &str) -> String {
@@ -320,6 +308,7 @@ fn lenient() -> Limits {
     Limits {
         per_token: many,
         per_address: many,
+        joins_per_address: many,
         ..Limits::default()
     }
 }
@@ -412,7 +401,7 @@ async fn a_full_round_from_a_study_to_its_exported_rows() {
             assert_eq!(
                 r.json["record"],
                 json!({"solved": true, "moves": moves, "undos": 1, "restarts": 0, "hints": 0,
-                       "solution_shown": false, "seconds": 42.0})
+                       "solution_shown": false, "seconds": 1.5})
             );
             expected.push((who, to_compact(&t.deals[k].0), moves, k));
         }
@@ -445,7 +434,7 @@ async fn a_full_round_from_a_study_to_its_exported_rows() {
         assert_eq!(table.number(row, "moves"), Some(*moves as f64));
         assert_eq!(table.text(row, "undos"), Some("1"));
         assert_eq!(table.text(row, "solved"), Some("true"));
-        assert_eq!(table.text(row, "seconds"), Some("42.0"));
+        assert_eq!(table.text(row, "seconds"), Some("1.5"));
         assert_eq!(table.number(row, "rating"), Some(7.0));
         assert_eq!(table.number(row, "halfway_ratio"), Some(*k as f64 / 100.0));
         assert_eq!(table.text(row, "grid"), Some("4x4"));
@@ -489,7 +478,7 @@ async fn every_bad_request_is_refused_with_a_message_and_stores_nothing() {
     let mut unsolved = good.clone();
     unsolved["events"].as_array_mut().unwrap().truncate(3);
     let mut slow = good.clone();
-    slow["active_ms"] = json!(60_000.0);
+    slow["active_ms"] = json!(3_000.0);
     let mut negative = good.clone();
     negative["wall_ms"] = json!(-5);
     let long_notes = "x".repeat(2_001);
@@ -664,7 +653,7 @@ async fn every_bad_request_is_refused_with_a_message_and_stores_nothing() {
 }
 
 #[tokio::test]
-async fn a_retry_with_the_same_submission_id_stores_once_and_answers_the_same() {
+async fn a_retry_with_the_same_submission_id_stores_once_and_answers_the_same_even_closed() {
     let t = Test::new(2, 2, lenient());
     let (c, id, k) = t.first_puzzle("", "").await;
     let body = t.won("retry-1", id, k, json!(6), "ok");
@@ -678,6 +667,19 @@ async fn a_retry_with_the_same_submission_id_stores_once_and_answers_the_same() 
     let theirs = t.won("retry-1", id2, k2, json!(6), "");
     let r = t.rate(&d, &theirs).await;
     assert_eq!(r.status, StatusCode::CONFLICT, "{}", r.json);
+    assert_eq!(t.stored(), 1);
+    // Once the study has closed, a retry still gets the stored answer (the
+    // first try was taken), and a new rating is refused.
+    Store::open(&t.db)
+        .unwrap()
+        .set_open("pilot", false)
+        .unwrap();
+    let late = t.rate(&c, &body).await;
+    assert_eq!((late.status, &late.json), (first.status, &first.json));
+    let new = t.won("after-close", id2, k2, json!(6), "");
+    t.rate(&d, &new)
+        .await
+        .refused(StatusCode::FORBIDDEN, "is closed");
     assert_eq!(t.stored(), 1);
 }
 
@@ -808,9 +810,11 @@ async fn too_many_requests_get_a_429_per_token_and_per_address() {
     }
     let r = t.call("GET", "/api/s/pilot/progress", Some(&c), None).await;
     r.refused(StatusCode::TOO_MANY_REQUESTS, "rater token");
-    assert_eq!(r.headers[header::RETRY_AFTER], "1");
-    // Without the token, the address still has room, until it has none.
-    for _ in 0..3 {
+    // A request a thousand seconds: the next is that far off.
+    assert_eq!(r.headers[header::RETRY_AFTER], "1000");
+    // Without the token, the address still has room, until it has none:
+    // the refused request took nothing from it (1 join + 3 + 4 = 8).
+    for _ in 0..4 {
         assert_eq!(
             t.call("GET", "/api/s/pilot", None, None).await.status,
             StatusCode::OK
@@ -949,4 +953,476 @@ async fn the_puzzle_sites_play_page_is_served_at_p_and_its_id() {
         }
         assert!(!html.contains("\"./"), "no relative asset is left");
     }
+}
+
+impl Test {
+    /// Moves the hand-out of every open assignment to `when` (as if the
+    /// puzzles were handed out then).
+    fn hand_out_at(&self, when: &str) {
+        let conn = rusqlite::Connection::open(&self.db).unwrap();
+        conn.execute(
+            "UPDATE assignments SET handed = ?1 WHERE state = 'open'",
+            [when],
+        )
+        .unwrap();
+    }
+
+    /// A join through the proxy (from 127.0.0.1) with these headers.
+    async fn join_via(&self, headers: &[(&str, &str)]) -> Reply {
+        self.with_headers("127.0.0.1", "POST", "/api/s/pilot/join", headers)
+            .await
+    }
+
+    /// A request from `from` with these headers and no body.
+    async fn with_headers(
+        &self,
+        from: &str,
+        method: &str,
+        uri: &str,
+        headers: &[(&str, &str)],
+    ) -> Reply {
+        let mut req = Request::builder().method(method).uri(uri);
+        for (k, v) in headers {
+            req = req.header(*k, *v);
+        }
+        self.send(from, req.body(Body::empty()).unwrap()).await
+    }
+}
+
+/// A log of the solution with these times.
+fn timed_log(path: &[Move], active_ms: f64, wall_ms: f64) -> Value {
+    let mut log = winning_log(path);
+    log["active_ms"] = json!(active_ms);
+    log["wall_ms"] = json!(wall_ms);
+    log
+}
+
+#[tokio::test]
+async fn only_this_studys_well_formed_token_is_charged_and_each_map_stays_bounded() {
+    let limits = Limits {
+        buckets: 8,
+        per_token: Rate {
+            burst: 2.0,
+            per_second: 0.001,
+        },
+        ..lenient()
+    };
+    let t = Test::new(1, 1, limits);
+    // Junk cookies, another study's token and a malformed one: no bucket.
+    let junk = format!(
+        "boaf_a=1; boaf_b=2; boaf_other={}; boaf_pilot=not-hex",
+        "ab".repeat(32)
+    );
+    for _ in 0..20 {
+        let r = t.call("GET", "/api/s/pilot", Some(&junk), None).await;
+        assert_eq!(r.status, StatusCode::OK, "{}", r.json);
+    }
+    assert_eq!(t.server.bucket_sizes(), [1, 0, 0]);
+    // Many made-up well-formed tokens: the map keeps at most 8.
+    for k in 0..100u32 {
+        let cookie = format!("boaf_pilot={k:064x}");
+        t.call("GET", "/api/s/pilot/progress", Some(&cookie), None)
+            .await;
+        assert!(
+            t.server.bucket_sizes()[1] <= 8,
+            "{:?}",
+            t.server.bucket_sizes()
+        );
+    }
+    // A real rater's token is charged (and refused past its burst) all the same.
+    let (c, _) = t.join("", "").await;
+    assert_eq!(t.server.bucket_sizes()[2], 1, "one join bucket");
+    for _ in 0..2 {
+        let r = t.call("GET", "/api/s/pilot/progress", Some(&c), None).await;
+        assert_eq!(r.status, StatusCode::OK);
+    }
+    let r = t.call("GET", "/api/s/pilot/progress", Some(&c), None).await;
+    r.refused(StatusCode::TOO_MANY_REQUESTS, "rater token");
+}
+
+#[tokio::test]
+async fn a_rate_under_one_request_in_its_burst_still_lets_one_through() {
+    // 0.1 a second in bursts of 3 s' worth: a burst of 0.3, raised to 1.
+    let t = Test::new(1, 1, Limits::with_rates(0.1, 0.1));
+    let first = t.call("GET", "/api/s/pilot", None, None).await;
+    assert_eq!(first.status, StatusCode::OK, "{}", first.json);
+    let second = t.call("GET", "/api/s/pilot", None, None).await;
+    second.refused(StatusCode::TOO_MANY_REQUESTS, "retry in 10 s");
+    assert_eq!(second.headers[header::RETRY_AFTER], "10");
+}
+
+#[tokio::test]
+async fn behind_a_trusted_proxy_each_forwarded_client_is_limited_alone() {
+    let two = Rate {
+        burst: 2.0,
+        per_second: 0.001,
+    };
+    let one = Rate {
+        burst: 1.0,
+        per_second: 0.001,
+    };
+    let proxied = Limits {
+        per_address: two,
+        joins_per_address: one,
+        trusted_proxy: true,
+        ..lenient()
+    };
+    let t = Test::new(1, 1, proxied);
+    let (ok, slow_down) = (StatusCode::OK, StatusCode::TOO_MANY_REQUESTS);
+    // The peer, its X-Forwarded-For, and the answer, in order: Caddy
+    // appends the client, so the last entry is the one believed; a peer that
+    // is not this machine's proxy is its own address, whatever it says.
+    for (peer, forwarded, status) in [
+        ("127.0.0.1", "9.9.9.9, 1.1.1.1", ok),
+        ("127.0.0.1", "9.9.9.9, 1.1.1.1", ok),
+        ("127.0.0.1", "1.1.1.1", slow_down),
+        ("127.0.0.1", "9.9.9.9", ok),
+        ("10.0.0.5", "2.2.2.2", ok),
+        ("10.0.0.5", "2.2.2.2", ok),
+        ("10.0.0.5", "3.3.3.3", slow_down),
+    ] {
+        let headers = [("x-forwarded-for", forwarded)];
+        let r = t.with_headers(peer, "GET", "/api/s/pilot", &headers).await;
+        assert_eq!(r.status, status, "{peer} {forwarded}: {}", r.json);
+    }
+    // Joins: one per client address, and the cookie is Secure over HTTPS.
+    let https = [
+        ("x-forwarded-for", "4.4.4.4"),
+        ("x-forwarded-proto", "https"),
+    ];
+    let r = t.join_via(&https).await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.json);
+    let cookie = r.cookie.unwrap();
+    assert!(cookie.ends_with("; Secure"), "{cookie}");
+    let r = t.join_via(&https).await;
+    r.refused(
+        StatusCode::TOO_MANY_REQUESTS,
+        "too many joins from your address",
+    );
+    let plain = [
+        ("x-forwarded-for", "5.5.5.5"),
+        ("x-forwarded-proto", "http"),
+    ];
+    let r = t.join_via(&plain).await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.json);
+    assert!(!r.cookie.unwrap().contains("Secure"));
+
+    // Without --trusted-proxy the headers are ignored: every request
+    // through the proxy is 127.0.0.1, and no cookie is marked Secure.
+    let t = Test::new(
+        1,
+        1,
+        Limits {
+            trusted_proxy: false,
+            ..proxied
+        },
+    );
+    let r = t.join_via(&https).await;
+    assert_eq!(r.status, StatusCode::CREATED);
+    assert!(!r.cookie.unwrap().contains("Secure"));
+    let other = [("x-forwarded-for", "6.6.6.6")];
+    let r = t.join_via(&other).await;
+    r.refused(StatusCode::TOO_MANY_REQUESTS, "too many joins");
+}
+
+#[tokio::test]
+async fn the_web_page_cannot_log_hints_or_the_solution() {
+    let t = Test::new(1, 1, lenient());
+    let (c, id, k) = t.first_puzzle("", "").await;
+    for (kind, says) in [
+        ("hint", "event 1 is a hint"),
+        ("solution", "event 1 is the solution shown"),
+    ] {
+        let mut log = winning_log(&t.deals[k].1);
+        log["events"]
+            .as_array_mut()
+            .unwrap()
+            .insert(1, json!({ "kind": kind }));
+        let r = t.rate(&c, &submission("h", id, log, json!(5), "")).await;
+        r.refused(StatusCode::UNPROCESSABLE_ENTITY, says);
+        assert_eq!(t.stored(), 0);
+    }
+}
+
+#[tokio::test]
+async fn a_log_is_held_to_the_time_since_its_hand_out_and_a_long_one_is_clipped() {
+    let t = Test::new(2, 2, lenient());
+    let (c, id, k) = t.first_puzzle("", "").await;
+    let path = t.deals[k].1.clone();
+    // A minute of play, just after the hand-out: refused, saying why.
+    let r = t
+        .rate(
+            &c,
+            &submission("m", id, timed_log(&path, 60_000.0, 61_000.0), json!(5), ""),
+        )
+        .await;
+    r.refused(
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "active_ms 60000 is more than the",
+    );
+    assert!(
+        r.json["error"]
+            .as_str()
+            .unwrap()
+            .contains("since the puzzle was handed out")
+    );
+    assert_eq!(t.stored(), 0);
+    // Handed out two days ago, the tab left open: over a day of wall and
+    // active time is no dead end, but stored as a day of active time.
+    t.hand_out_at("2000-01-01T00:00:00Z");
+    let two_days = 2.0 * 86_400_000.0;
+    let r = t
+        .rate(
+            &c,
+            &submission(
+                "d",
+                id,
+                timed_log(&path, 1.5 * 86_400_000.0, two_days),
+                json!(5),
+                "",
+            ),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.json);
+    assert_eq!(r.json["record"]["seconds"], 86_400.0);
+    assert_eq!(t.stored(), 1);
+}
+
+#[tokio::test]
+async fn an_assignment_left_open_stops_counting_after_a_while() {
+    let t = Test::new(2, 2, lenient());
+    // One rating of puzzle X.
+    let (r1, x, kx) = t.first_puzzle("", "").await;
+    assert_eq!(
+        t.rate(&r1, &t.won("x", x, kx, json!(5), "")).await.status,
+        StatusCode::CREATED
+    );
+    let y = 3 - x;
+    // Two raters hold puzzle Y open (one skips X to get it).
+    for _ in 0..2 {
+        let (c, _) = t.join("", "").await;
+        let (mut got, _) = t.next(&c).await.unwrap();
+        if got != y {
+            assert_eq!(t.skip(&c, got).await.status, StatusCode::OK);
+            got = t.next(&c).await.unwrap().0;
+        }
+        assert_eq!(got, y);
+    }
+    // Now: X rated once, Y taken twice: the next rater gets X.
+    let (fresh, _) = t.join("", "").await;
+    assert_eq!(t.next(&fresh).await.unwrap().0, x);
+    assert_eq!(t.skip(&fresh, x).await.status, StatusCode::OK); // a skip counts for nobody
+    // Those two raters left hours ago: Y counts as nobody's, and is next.
+    t.hand_out_at("2000-01-01T00:00:00Z");
+    let (late, _) = t.join("", "").await;
+    assert_eq!(t.next(&late).await.unwrap().0, y);
+    assert_eq!(boaf_server::store::STALE_AFTER_SECONDS, 7_200);
+}
+
+#[tokio::test]
+async fn the_completion_code_needs_one_rated_puzzle() {
+    let t = Test::new(2, 2, lenient());
+    // Skipping every puzzle: done, no code.
+    let (c, _) = t.join("", "").await;
+    while let Some((id, _)) = t.next(&c).await {
+        assert_eq!(t.skip(&c, id).await.status, StatusCode::OK);
+    }
+    let done = t.call("GET", "/api/s/pilot/next", Some(&c), None).await;
+    assert_eq!(
+        done.json,
+        json!({"status": "done", "completion_code": null})
+    );
+    // One rated and one skipped: the code.
+    let (d, id, k) = t.first_puzzle("", "").await;
+    assert_eq!(
+        t.rate(&d, &t.won("one", id, k, json!(5), "")).await.status,
+        StatusCode::CREATED
+    );
+    let (other, _) = t.next(&d).await.unwrap();
+    t.skip(&d, other).await;
+    let done = t.call("GET", "/api/s/pilot/next", Some(&d), None).await;
+    assert_eq!(
+        done.json,
+        json!({"status": "done", "completion_code": "C0DE42"})
+    );
+}
+
+#[tokio::test]
+async fn an_extractors_refusal_is_json_like_every_other() {
+    let t = Test::new(1, 1, lenient());
+    // A path that is not UTF-8, a query of the wrong shape, a missing asset.
+    for (method, uri, status, says) in [
+        ("GET", "/api/s/%FF/next", StatusCode::BAD_REQUEST, "UTF-8"),
+        (
+            "POST",
+            "/api/s/pilot/join?pid=a&pid=b",
+            StatusCode::BAD_REQUEST,
+            "pid",
+        ),
+        (
+            "GET",
+            "/assets/web/secret.toml",
+            StatusCode::NOT_FOUND,
+            "no asset secret.toml",
+        ),
+    ] {
+        let r = t.call(method, uri, None, None).await;
+        assert_eq!(r.headers[header::CONTENT_TYPE], "application/json", "{uri}");
+        r.refused(status, says);
+    }
+}
+
+#[tokio::test]
+async fn a_puzzle_stored_in_grid_notation_is_handed_out_compact() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("studies.sqlite");
+    let mut store = Store::open(&db).unwrap();
+    let deal = deals(1).remove(0).0;
+    let compact = to_compact(&deal);
+    // The same puzzle, one row a line and cells split by spaces.
+    let cells: Vec<String> = compact
+        .as_bytes()
+        .chunks(2)
+        .map(|c| String::from_utf8(c.to_vec()).unwrap())
+        .collect();
+    let grid: Vec<String> = cells.chunks(4).map(|row| row.join(" ")).collect();
+    let mut c = candidate(&deal, 0);
+    c.puzzle = grid.join("\n");
+    let study = NewStudy {
+        name: "pilot".into(),
+        intro: String::new(),
+        per_rater: 1,
+        completion_code: None,
+    };
+    store.create_study(&study, &[c]).unwrap();
+    let server = Server::new(store, lenient(), Some(1));
+    let app = router(server).layer(MockConnectInfo(
+        "127.0.0.1:1".parse::<SocketAddr>().unwrap(),
+    ));
+    let join = Request::post("/api/s/pilot/join")
+        .body(Body::empty())
+        .unwrap();
+    let res = app.clone().oneshot(join).await.unwrap();
+    let cookie = res.headers()[header::SET_COOKIE].to_str().unwrap();
+    let cookie = cookie.split(';').next().unwrap().to_string();
+    let next = Request::get("/api/s/pilot/next")
+        .header(header::COOKIE, cookie)
+        .body(Body::empty())
+        .unwrap();
+    let res = app.oneshot(next).await.unwrap();
+    let json: Value =
+        serde_json::from_slice(&to_bytes(res.into_body(), 1 << 20).await.unwrap()).unwrap();
+    assert_ne!(grid.join("\n"), compact);
+    assert_eq!(json["puzzle"], compact);
+}
+
+/// A server of `limits` serving on a free loopback port, on its own thread.
+fn running(limits: Limits) -> (boaf_server::http::Running, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("studies.sqlite")).unwrap();
+    pilot(&mut store, 1, 1);
+    let server = Server::new(store, limits, Some(1));
+    let running = boaf_server::http::start("127.0.0.1:0".parse().unwrap(), server).unwrap();
+    (running, dir)
+}
+
+/// Reads what the server sends until it closes the connection (or `wait`
+/// passes, a failure): the bytes, and how long it took.
+fn read_until_closed(stream: &mut std::net::TcpStream, wait: Duration) -> (String, Duration) {
+    use std::io::Read;
+    let start = Instant::now();
+    stream.set_read_timeout(Some(wait)).unwrap();
+    let mut got = Vec::new();
+    let mut buf = [0u8; 4096];
+    loop {
+        match stream.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => got.extend_from_slice(&buf[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => break,
+            Err(e) => panic!("still open after {:?}: {e}", start.elapsed()),
+        }
+    }
+    (String::from_utf8_lossy(&got).into_owned(), start.elapsed())
+}
+
+const HALF_A_HEADER: &[u8] = b"GET /api/s/pilot HTTP/1.1\r\nHost: boaf\r\n";
+
+#[test]
+fn a_client_that_sends_half_a_header_is_dropped_after_the_header_timeout() {
+    use std::io::Write;
+    let (server, _dir) = running(Limits {
+        header_timeout: Duration::from_secs(1),
+        ..lenient()
+    });
+    let mut slow = std::net::TcpStream::connect(server.addr()).unwrap();
+    slow.write_all(HALF_A_HEADER).unwrap();
+    let (_, took) = read_until_closed(&mut slow, Duration::from_secs(5));
+    assert!(
+        took >= Duration::from_millis(900) && took < Duration::from_secs(3),
+        "{took:?}"
+    );
+    // A whole request is still answered.
+    let mut ok = std::net::TcpStream::connect(server.addr()).unwrap();
+    ok.write_all(b"GET /api/s/pilot HTTP/1.1\r\nHost: boaf\r\nConnection: close\r\n\r\n")
+        .unwrap();
+    let (reply, _) = read_until_closed(&mut ok, Duration::from_secs(5));
+    assert!(reply.starts_with("HTTP/1.1 200"), "{reply}");
+    server.stop().unwrap();
+}
+
+#[test]
+fn a_stop_does_not_wait_past_its_deadline_for_a_connection_held_open() {
+    use std::io::Write;
+    let (server, _dir) = running(Limits {
+        header_timeout: Duration::from_secs(60),
+        stop_deadline: Duration::from_secs(1),
+        ..lenient()
+    });
+    let mut held = std::net::TcpStream::connect(server.addr()).unwrap();
+    held.write_all(HALF_A_HEADER).unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    let start = Instant::now();
+    let (done, stopped) = std::sync::mpsc::channel();
+    std::thread::spawn(move || done.send(server.stop().is_ok()));
+    assert_eq!(stopped.recv_timeout(Duration::from_secs(3)), Ok(true));
+    let took = start.elapsed();
+    assert!(
+        took >= Duration::from_millis(900) && took < Duration::from_secs(3),
+        "{took:?}"
+    );
+    // The held connection was dropped.
+    let (_, after) = read_until_closed(&mut held, Duration::from_secs(2));
+    assert!(after < Duration::from_secs(1), "{after:?}");
+}
+
+#[test]
+fn connections_over_the_cap_wait_for_a_free_one() {
+    use std::io::Write;
+    let (server, _dir) = running(Limits {
+        connections: 2,
+        header_timeout: Duration::from_secs(30),
+        ..lenient()
+    });
+    let idle: Vec<std::net::TcpStream> = (0..2)
+        .map(|_| std::net::TcpStream::connect(server.addr()).unwrap())
+        .collect();
+    std::thread::sleep(Duration::from_millis(200));
+    // The third is in the backlog: its request is not read while two are open.
+    let mut third = std::net::TcpStream::connect(server.addr()).unwrap();
+    third
+        .write_all(b"GET /api/s/pilot HTTP/1.1\r\nHost: boaf\r\nConnection: close\r\n\r\n")
+        .unwrap();
+    third
+        .set_read_timeout(Some(Duration::from_millis(500)))
+        .unwrap();
+    let mut buf = [0u8; 16];
+    let waited = std::io::Read::read(&mut third, &mut buf);
+    assert!(
+        matches!(&waited, Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut)),
+        "{waited:?}"
+    );
+    drop(idle);
+    let (reply, _) = read_until_closed(&mut third, Duration::from_secs(5));
+    assert!(reply.starts_with("HTTP/1.1 200"), "{reply}");
+    server.stop().unwrap();
 }

@@ -8,11 +8,10 @@ pub mod temp;
 
 use boaf_app::{BoafApp, Clock, system_clock};
 use boaf_core::engine::features::Features;
-use boaf_core::engine::notation::to_compact;
 use boaf_core::engine::state::State;
 use boaf_core::folder::Folder;
 use boaf_core::generator::descent::SearchParams;
-use boaf_core::generator::pipeline::{Candidate, Source};
+use boaf_core::generator::pipeline::Candidate;
 use boaf_core::generator::store::PuzzleStore;
 use eframe::egui;
 use egui_kittest::Harness;
@@ -121,26 +120,10 @@ pub fn generate_one(h: &mut Harness<'_, BoafApp>) {
 /// A candidate of `state` with these features and trace, made by an energy
 /// named `test`, as the generator would store it.
 pub fn candidate(state: &State, features: Features, trace: Vec<f64>) -> Candidate {
-    let grid = state.grid();
-    let n = features.n;
     Candidate {
-        puzzle: to_compact(state),
-        n,
-        rows: grid.rows(),
-        cols: grid.cols(),
-        energy_name: "test".into(),
-        energy_id: "test-0".into(),
-        energy: 0.5,
-        search_energy: 0.5,
-        features,
-        seed: 1,
-        index: 0,
-        params: SearchParams::paper(n),
         evaluations: trace.len(),
         trace,
-        seconds: 0.1,
-        created: "2025-01-01T00:00:00Z".into(),
-        source: Source::Generated,
+        ..Candidate::for_tests(state, features)
     }
 }
 
