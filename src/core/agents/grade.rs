@@ -16,6 +16,7 @@
 //! highest grade its moves allow. Unsolvable puzzles, and puzzles whose
 //! difficulty features were not computed, have no grade.
 
+use crate::engine::feature::Feature;
 use crate::engine::features::Features;
 use std::fmt;
 use std::str::FromStr;
@@ -105,21 +106,28 @@ impl GradeRule {
     /// The grade of a puzzle with these features, or `None` when it is
     /// unsolvable or its difficulty features are missing.
     pub fn grade(&self, f: &Features) -> Option<Grade> {
-        if !f.solvable {
+        self.grade_with(|feature| f.get(feature))
+    }
+
+    /// [`GradeRule::grade`] over any source of feature values (`None`:
+    /// missing), as the `--where` conditions read them.
+    pub fn grade_with(&self, value: impl Fn(Feature) -> Option<f64>) -> Option<Grade> {
+        if value(Feature::Solvable)? < 0.5 {
             return None;
         }
-        let by_agents = if f.greedy_wins == Some(true)
-            || f.playout_win_rate.is_some_and(|r| r >= self.easy_playouts)
+        let by_agents = if value(Feature::GreedyWins).is_some_and(|w| w >= 0.5)
+            || value(Feature::PlayoutWinRate).is_some_and(|r| r >= self.easy_playouts)
         {
             Grade::Easy
         } else {
-            let budget = f.mcts_budget?;
-            match self.budgets.iter().position(|&b| budget <= b) {
+            let budget = value(Feature::MctsBudget)?;
+            match self.budgets.iter().position(|&b| budget <= f64::from(b)) {
                 Some(i) => Grade::ALL[i],
                 None => Grade::Expert,
             }
         };
-        Some(self.cap_by_moves(by_agents, f.n.saturating_sub(1)))
+        let cards = value(Feature::N).unwrap_or(0.0) as usize;
+        Some(self.cap_by_moves(by_agents, cards.saturating_sub(1)))
     }
 
     /// The highest grade up to `grade` that `moves` moves allow.
@@ -131,6 +139,16 @@ impl GradeRule {
         g
     }
 }
+
+/// The features a grade reads: the agents' results, solvability and the
+/// cards (for the cap by moves).
+pub const READS: [Feature; 5] = [
+    Feature::N,
+    Feature::Solvable,
+    Feature::PlayoutWinRate,
+    Feature::GreedyWins,
+    Feature::MctsBudget,
+];
 
 /// The grade of a puzzle by the default rule ([`GradeRule::default`]).
 pub fn grade(features: &Features) -> Option<Grade> {
