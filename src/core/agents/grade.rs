@@ -130,6 +130,23 @@ impl GradeRule {
         Some(self.cap_by_moves(by_agents, cards.saturating_sub(1)))
     }
 
+    /// The rule in words, one line a grade, as `boaf grades` prints it.
+    pub fn describe(&self) -> Vec<String> {
+        let [e, m, h] = self.budgets;
+        let [_, hard, expert] = self.min_moves;
+        vec![
+            format!(
+                "Easy    the greedy agent wins, random playouts win at least {:.0}% of their games, \
+                 or MCTS wins at a budget of at most {e}",
+                self.easy_playouts * 100.0
+            ),
+            format!("Medium  MCTS needs a budget of at most {m}"),
+            format!("Hard    MCTS needs a budget of at most {h}, and the puzzle has at least {hard} moves"),
+            format!("Expert  MCTS needs more (or no budget of its ladder wins), and the puzzle has at least {expert} moves"),
+            "ungraded: unsolvable, or the difficulty features were not computed".to_string(),
+        ]
+    }
+
     /// The highest grade up to `grade` that `moves` moves allow.
     fn cap_by_moves(&self, grade: Grade, moves: usize) -> Grade {
         let mut g = grade;

@@ -176,14 +176,14 @@ pub(super) fn parse_chains(s: &str) -> Result<Vec<Chain>, ExprError> {
         }
         let o = match toks.get(*i) {
             Some((Tok::Num(x), _)) => Operand::Number(sign * x),
-            Some((Tok::Name(n), _)) if sign > 0.0 && n == "grade" => Operand::Grade,
-            Some((Tok::Name(n), _)) if sign > 0.0 && n.parse::<Grade>().is_ok() => {
-                Operand::Number(n.parse::<Grade>().map_or(0, Grade::index) as f64)
-            }
-            Some((Tok::Name(n), at)) if sign > 0.0 && beside_grade(&toks, *i) => {
-                return Err((*at, UnknownGrade(n.clone()).to_string()));
-            }
-            Some((Tok::Name(n), at)) if sign > 0.0 => Operand::Feature(check_feature(n, *at)?),
+            Some((Tok::Name(n), at)) if sign > 0.0 => match (n.as_str(), n.parse::<Grade>()) {
+                ("grade", _) => Operand::Grade,
+                (_, Ok(g)) => Operand::Number(g.index() as f64),
+                _ if beside_grade(&toks, *i) => {
+                    return Err((*at, UnknownGrade(n.clone()).to_string()));
+                }
+                _ => Operand::Feature(check_feature(n, *at)?),
+            },
             Some((_, at)) => return Err((*at, "expected a number or a feature".into())),
             None => return Err((end, "expected a number or a feature".into())),
         };
