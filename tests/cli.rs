@@ -1434,8 +1434,14 @@ fn grades_print_the_rule_and_spread_and_filter_puzzles_by_grade() {
     let out = boaf(&["grades", f], "");
     assert!(out.status.success(), "{}", text(&out.stderr));
     let shown = text(&out.stdout);
-    assert!(shown.contains("Medium  MCTS needs a budget of at most 50"), "{shown}");
-    assert!(shown.contains(&format!("{} puzzles in {f}:", cands.len())), "{shown}");
+    assert!(
+        shown.contains("Medium  MCTS needs a budget of at most 50"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains(&format!("{} puzzles in {f}:", cands.len())),
+        "{shown}"
+    );
     for g in Grade::ALL {
         let n = count(g);
         let share = 100.0 * n as f64 / cands.len() as f64;
@@ -1447,10 +1453,16 @@ fn grades_print_the_rule_and_spread_and_filter_puzzles_by_grade() {
     // The grade in `puzzles`: a column, a JSON field, and in --where.
     let out = boaf(&["puzzles", f], "");
     let table = text(&out.stdout);
-    assert!(table.lines().next().unwrap().contains("  grade "), "{table}");
+    assert!(
+        table.lines().next().unwrap().contains("  grade "),
+        "{table}"
+    );
     for c in &cands {
         let row = table.lines().find(|l| l.ends_with(&c.puzzle)).unwrap();
-        assert!(row.contains(&format!("  {:<6}  ", c.grade().unwrap())), "{row}");
+        assert!(
+            row.contains(&format!("  {:<6}  ", c.grade().unwrap())),
+            "{row}"
+        );
     }
     let out = boaf(&["puzzles", f, "--json", "--sort", "grade"], "");
     let listed: Vec<serde_json::Value> = text(&out.stdout)
@@ -1467,14 +1479,20 @@ fn grades_print_the_rule_and_spread_and_filter_puzzles_by_grade() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     let harder = cands.len() - count(Grade::Easy);
     assert!(
-        text(&out.stdout).ends_with(&format!("{harder} puzzle{}\n", if harder == 1 { "" } else { "s" })),
+        text(&out.stdout).ends_with(&format!(
+            "{harder} puzzle{}\n",
+            if harder == 1 { "" } else { "s" }
+        )),
         "{}",
         text(&out.stdout)
     );
     let out = boaf(&["puzzles", f, "--where", "grade == easy"], "");
     let easy = count(Grade::Easy);
     assert!(
-        text(&out.stdout).ends_with(&format!("{easy} puzzle{}\n", if easy == 1 { "" } else { "s" })),
+        text(&out.stdout).ends_with(&format!(
+            "{easy} puzzle{}\n",
+            if easy == 1 { "" } else { "s" }
+        )),
         "{}",
         text(&out.stdout)
     );
@@ -1488,8 +1506,9 @@ fn grades_print_the_rule_and_spread_and_filter_puzzles_by_grade() {
     assert!(!out.status.success());
     let err = text(&out.stderr);
     assert!(
-        err.contains("bad --where: column 10: unknown grade \"Tricky\": use Easy, Medium, Hard or Expert")
-            && err.contains("\n  grade >= Tricky\n           ^"),
+        err.contains(
+            "bad --where: column 10: unknown grade \"Tricky\": use Easy, Medium, Hard or Expert"
+        ) && err.contains("\n  grade >= Tricky\n           ^"),
         "{err}"
     );
 }
@@ -1499,7 +1518,10 @@ fn grades_check_people_and_fit_the_budgets_where_they_disagree() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("ratings");
     let csv = |name: &str| root.join(name).to_str().unwrap().to_string();
     // Built to be monotone: both figures in order, no fit needed.
-    let out = boaf(&["grades", "--ratings", &csv("synthetic-grades-monotone.csv")], "");
+    let out = boaf(
+        &["grades", "--ratings", &csv("synthetic-grades-monotone.csv")],
+        "",
+    );
     assert!(out.status.success(), "{}", text(&out.stderr));
     let shown = text(&out.stdout);
     for line in [
@@ -1519,8 +1541,13 @@ fn grades_check_people_and_fit_the_budgets_where_they_disagree() {
     // the budgets that put it right.
     let bad = csv("synthetic-grades-not-monotone.csv");
     let shown = text(&boaf(&["grades", "--ratings", &bad], "").stdout);
-    assert!(shown.contains("  Medium      16      10       62.5%       50.0"), "{shown}");
-    assert!(shown.contains("solve rate monotone (never rises): no; time monotone (never falls): yes"));
+    assert!(
+        shown.contains("  Medium      16      10       62.5%       50.0"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("solve rate monotone (never rises): no; time monotone (never falls): yes")
+    );
     assert!(shown.contains("not monotone: --fit fits the budgets"));
     let shown = text(&boaf(&["grades", "--ratings", &bad, "--fit"], "").stdout);
     assert!(
@@ -1528,12 +1555,20 @@ fn grades_check_people_and_fit_the_budgets_where_they_disagree() {
         "{shown}"
     );
     let fitted = shown.split("fitted:").nth(1).unwrap();
-    assert!(fitted.contains("  Easy        16      12       75.0%       10.0"), "{fitted}");
-    assert!(fitted.contains("solve rate monotone (never rises): yes; time monotone (never falls): yes"));
+    assert!(
+        fitted.contains("  Easy        16      12       75.0%       10.0"),
+        "{fitted}"
+    );
+    assert!(
+        fitted.contains("solve rate monotone (never rises): yes; time monotone (never falls): yes")
+    );
     // The example ratings are synthetic and hold no play: said so. They
     // have no grade column (written before it) and still read.
     let shown = text(&boaf(&["grades", "--ratings", &csv("example.csv")], "").stdout);
-    assert!(shown.contains("0 play records of 60 rows (60 without a play)"), "{shown}");
+    assert!(
+        shown.contains("0 play records of 60 rows (60 without a play)"),
+        "{shown}"
+    );
     assert!(shown.contains("no play records: no human check"));
     let out = boaf(&["grades"], "");
     assert!(text(&out.stderr).contains("give store files, --ratings CSV or --study NAME"));

@@ -153,10 +153,7 @@ fn join(v: &[u32]) -> String {
 
 /// A share of a total as a percentage with one decimal.
 fn share(part: usize, total: usize) -> String {
-    format::fixed(
-        (total > 0).then(|| 100.0 * part as f64 / total as f64),
-        1,
-    ) + "%"
+    format::fixed((total > 0).then(|| 100.0 * part as f64 / total as f64), 1) + "%"
 }
 
 fn print_distribution(out: &mut impl Write, d: &Distribution) -> Result<()> {
@@ -222,7 +219,11 @@ fn print_check(out: &mut impl Write, c: &HumanCheck) -> Result<()> {
         )?;
     }
     if c.ungraded > 0 {
-        writeln!(out, "  {} of ungraded puzzles", format::plural(c.ungraded, "play"))?;
+        writeln!(
+            out,
+            "  {} of ungraded puzzles",
+            format::plural(c.ungraded, "play")
+        )?;
     }
     let yes = |b: bool| if b { "yes" } else { "no" };
     writeln!(

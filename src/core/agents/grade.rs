@@ -141,8 +141,12 @@ impl GradeRule {
                 self.easy_playouts * 100.0
             ),
             format!("Medium  MCTS needs a budget of at most {m}"),
-            format!("Hard    MCTS needs a budget of at most {h}, and the puzzle has at least {hard} moves"),
-            format!("Expert  MCTS needs more (or no budget of its ladder wins), and the puzzle has at least {expert} moves"),
+            format!(
+                "Hard    MCTS needs a budget of at most {h}, and the puzzle has at least {hard} moves"
+            ),
+            format!(
+                "Expert  MCTS needs more (or no budget of its ladder wins), and the puzzle has at least {expert} moves"
+            ),
             "ungraded: unsolvable, or the difficulty features were not computed".to_string(),
         ]
     }
