@@ -261,6 +261,17 @@ pub struct Fitted {
     pub eligible: usize,
 }
 
+/// Every increasing triple of [`LADDER`] budgets, smallest first.
+fn ladder_triples() -> Vec<[u32; 3]> {
+    let mut out = Vec::new();
+    for (i, &a) in LADDER.iter().enumerate() {
+        for (j, &b) in LADDER.iter().enumerate().skip(i + 1) {
+            out.extend(LADDER[j + 1..].iter().map(|&c| [a, b, c]));
+        }
+    }
+    out
+}
+
 /// Fits the three budget thresholds of `base` to people's plays: every
 /// increasing triple of [`LADDER`] budgets whose four grades each have at
 /// least `min_plays` plays is tried, and the best kept: the most monotone
@@ -276,31 +287,26 @@ pub fn fit(plays: &[Play], base: &GradeRule, min_plays: usize) -> Option<Fitted>
     };
     let mut best: Option<(GradeRule, HumanCheck)> = None;
     let (mut tried, mut eligible) = (0, 0);
-    let n = LADDER.len();
-    for i in 0..n {
-        for j in i + 1..n {
-            for k in j + 1..n {
-                tried += 1;
-                let rule = GradeRule {
-                    budgets: [LADDER[i], LADDER[j], LADDER[k]],
-                    ..base.clone()
-                };
-                let c = check(plays, &rule);
-                if c.grades.iter().any(|g| g.plays < min_plays) {
-                    continue;
-                }
-                eligible += 1;
-                let better = best.as_ref().is_none_or(|(r, b)| {
-                    let key = |c: &HumanCheck| (c.monotone_pairs(), c.correlation.unwrap_or(-1.0));
-                    let (new, old) = (key(&c), key(b));
-                    new.0 > old.0
-                        || (new.0 == old.0 && new.1 > old.1)
-                        || (new == old && distance(&rule) < distance(r))
-                });
-                if better {
-                    best = Some((rule, c));
-                }
-            }
+    for budgets in ladder_triples() {
+        tried += 1;
+        let rule = GradeRule {
+            budgets,
+            ..base.clone()
+        };
+        let c = check(plays, &rule);
+        if c.grades.iter().any(|g| g.plays < min_plays) {
+            continue;
+        }
+        eligible += 1;
+        let better = best.as_ref().is_none_or(|(r, b)| {
+            let key = |c: &HumanCheck| (c.monotone_pairs(), c.correlation.unwrap_or(-1.0));
+            let (new, old) = (key(&c), key(b));
+            new.0 > old.0
+                || (new.0 == old.0 && new.1 > old.1)
+                || (new == old && distance(&rule) < distance(r))
+        });
+        if better {
+            best = Some((rule, c));
         }
     }
     best.map(|(rule, check)| Fitted {
