@@ -298,38 +298,13 @@ fn a_fitted_energy_used_at_other_cards_is_warned_of_before_start() {
     assert!(!h.state().is_generating());
 }
 
-/// A candidate of `n` cards made with the agents' difficulty features (so
-/// that it has a grade), added to its store.
-fn graded(root: &TempDir, n: usize, seed: u64) -> Option<Candidate> {
-    use boaf_core::generator::descent::SearchParams;
-    use boaf_core::generator::store::PuzzleStore;
-    let job = boaf_core::generator::pipeline::Job {
-        n,
-        energy: boaf_core::generator::energy::builtin()
-            .get("E5")
-            .unwrap()
-            .clone(),
-        seed,
-        params: SearchParams {
-            iterations: 40,
-            difficulty: true,
-            ..SearchParams::paper(n)
-        },
-        indices: 0..1,
-        memory_cap: 1 << 30,
-    };
-    let c = boaf_core::generator::pipeline::make_candidate(&job, 0, Default::default(), |_| {})
-        .unwrap();
-    let folder = Folder::new(root.path());
-    let (mut store, _) = PuzzleStore::open(&folder.store_file(n, "E5")).unwrap();
-    store.add(&c).unwrap().then_some(c)
-}
-
 #[test]
 fn each_row_shows_its_grade_and_the_queue_sorts_by_grade() {
     use boaf_core::agents::grade::Grade;
     let root = temp_root("grades");
-    let made_graded: Vec<Candidate> = (1..6).filter_map(|s| graded(&root, 7, s)).collect();
+    let made_graded: Vec<Candidate> = (1..6)
+        .filter_map(|s| made_with(&root, 7, "E5", s, true))
+        .collect();
     assert!(made_graded.len() >= 3);
     // One without the difficulty features: no grade.
     made(&root, 6, "E3", 1).expect("an ungraded candidate");

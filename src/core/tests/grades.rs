@@ -90,25 +90,15 @@ fn an_unknown_grade_in_a_condition_is_pointed_at() {
     assert!(message.contains("unknown feature"), "{message}");
 }
 
-/// A solvable 16-card puzzle that only MCTS solves, at `budget`.
+/// Deal 0 (16 cards, solvable) as if only MCTS solved it, at `budget`.
 fn by_mcts(budget: u32) -> Features {
-    Features {
-        n: 16,
-        solvable: true,
-        suit_diversity: 4,
-        rank_diversity: 8,
-        dominant_suit_ratio: 0.25,
-        rank_clusters: 1,
-        avg_flockability: 2.0,
-        depth1_ratio: None,
-        depth2_ratio: None,
-        depth3_ratio: None,
-        halfway_ratio: None,
-        midgame_tension: None,
-        playout_win_rate: Some(0.0),
-        greedy_wins: Some(false),
-        mcts_budget: Some(budget),
-    }
+    let deal = boaf_core::engine::deal::deal(0);
+    let mut f = features_for(&deal, FeatureSet::EMPTY, &AnalysisOptions::default()).unwrap();
+    assert!(f.solvable);
+    f.playout_win_rate = Some(0.0);
+    f.greedy_wins = Some(false);
+    f.mcts_budget = Some(budget);
+    f
 }
 
 /// Eight plays of a puzzle at `budget`: `solved` of them solved in
@@ -124,15 +114,22 @@ fn plays(budget: u32, solved: usize, seconds: f64) -> Vec<Play> {
         .collect()
 }
 
+/// The plays of each (budget, solved of 8, seconds) in turn.
+fn data(groups: &[(u32, usize, f64)]) -> Vec<Play> {
+    groups
+        .iter()
+        .flat_map(|&(b, s, t)| plays(b, s, t))
+        .collect()
+}
+
 #[test]
 fn people_who_find_the_grades_harder_in_order_make_them_monotone() {
-    let data: Vec<Play> = [
-        plays(1, 8, 10.0),
-        plays(10, 6, 50.0),
-        plays(100, 4, 100.0),
-        plays(1000, 2, 200.0),
-    ]
-    .concat();
+    let data = data(&[
+        (1, 8, 10.0),
+        (10, 6, 50.0),
+        (100, 4, 100.0),
+        (1000, 2, 200.0),
+    ]);
     let c = check(&data, &GradeRule::default());
     let figures: Vec<(usize, usize, Option<f64>)> = c
         .grades
@@ -162,14 +159,13 @@ fn thresholds_are_fitted_where_people_disagree_with_the_default() {
     // People find budget 10 harder than budget 20 and 100: by the default
     // budgets (5, 50, 500) Medium holds 10 and 20, and Hard's solve rate
     // (0.75) is above Medium's (0.625).
-    let data: Vec<Play> = [
-        plays(1, 8, 10.0),
-        plays(10, 4, 100.0),
-        plays(20, 6, 50.0),
-        plays(100, 6, 60.0),
-        plays(1000, 2, 200.0),
-    ]
-    .concat();
+    let data = data(&[
+        (1, 8, 10.0),
+        (10, 4, 100.0),
+        (20, 6, 50.0),
+        (100, 6, 60.0),
+        (1000, 2, 200.0),
+    ]);
     let default = GradeRule::default();
     let c = check(&data, &default);
     assert_eq!(c.grades[1].solve_rate(), Some(0.625));
