@@ -28,6 +28,12 @@ const COLUMNS: [Feature; 7] = [
     Feature::MctsBudget,
 ];
 
+/// What the grade column means.
+const GRADE_HELP: &str = "The difficulty grade: the weakest agent that solves the puzzle \
+    (greedy or random play: Easy; MCTS on a small, large or larger budget: Medium, Hard, \
+    Expert), capped by its moves; — when unsolvable or its difficulty features were not \
+    computed";
+
 /// Which candidates the filter keeps, by their rating.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 enum Which {
@@ -137,6 +143,8 @@ impl QueueView {
                         .on_hover_text(
                             "By energy value, within each energy when several are shown",
                         );
+                    ui.selectable_value(&mut self.sort, Some(SortKey::Grade), "grade")
+                        .on_hover_text("By grade, Easy first; ungraded last");
                     for f in Feature::ALL {
                         ui.selectable_value(&mut self.sort, Some(SortKey::Feature(f)), f.column())
                             .on_hover_text(f.explain());
@@ -256,13 +264,14 @@ impl BoafApp {
         let view = &self.generate.queue;
         egui::Grid::new("queue")
             .striped(true)
-            .num_columns(6 + COLUMNS.len())
+            .num_columns(7 + COLUMNS.len())
             .show(ui, |ui| {
                 ui.strong("");
                 ui.strong("");
                 ui.strong("#")
                     .on_hover_text("The candidate's place in the queue");
                 ui.strong("n").on_hover_text(Feature::N.explain());
+                ui.strong("grade").on_hover_text(GRADE_HELP);
                 ui.strong("energy name").on_hover_text(
                     "The name of the energy the search minimized (hover a name for its id)",
                 );
@@ -294,6 +303,8 @@ impl BoafApp {
                     }
                     ui.monospace(format!("#{}", i + 1));
                     ui.label(c.n.to_string());
+                    ui.label(c.grade().map_or(format::MISSING, |g| g.name()))
+                        .on_hover_text(GRADE_HELP);
                     // An entered puzzle says so, next to the energy that values it.
                     let energy = match c.source {
                         Source::Generated => c.energy_name.clone(),

@@ -1,7 +1,8 @@
 //! The engine's commands: `solve`, `deals`, `analyze`, `halfway` and `deal`.
 
 use super::input::{
-    BatchFile, Bytes, StateInput, all_cores, bar, explain, median, pool, range_arg, read_state,
+    BatchFile, Bytes, StateInput, all_cores, bar, explain, median, parse_input, pool, range_arg,
+    read_state,
 };
 use anyhow::Result;
 use boaf_core::agents::difficulty::add_difficulty;
@@ -10,7 +11,7 @@ use boaf_core::engine::deal::{deal, deal_on};
 use boaf_core::engine::feature::{Feature, FeatureSet};
 use boaf_core::engine::features::{Features, features};
 use boaf_core::engine::limits::{ANALYSIS_CAP, Limits, SearchError};
-use boaf_core::engine::notation::{parse_state, to_compact, to_grid};
+use boaf_core::engine::notation::{to_compact, to_grid};
 use boaf_core::engine::solver::{Solver, Verdict};
 use boaf_core::engine::state::{Grid, Move, State};
 use boaf_core::format;
@@ -433,7 +434,7 @@ pub fn halfway(args: HalfwayArgs) -> Result<ExitCode> {
         if arg == "-" {
             read_lines("-", args.grid, &mut puzzles)?;
         } else {
-            let parsed = parse_state(arg, args.grid).map_err(|e| explain(arg, &e));
+            let parsed = parse_input(arg, args.grid).map_err(|e| explain(arg, &e));
             puzzles.push((arg.clone(), parsed));
         }
     }

@@ -356,20 +356,26 @@ pub fn puzzles(args: PuzzlesArgs) -> Result<ExitCode> {
     let mut out = std::io::stdout().lock();
     if args.json {
         for c in &list {
-            writeln!(out, "{}", serde_json::to_string(c)?)?;
+            // The candidate as stored, plus its grade (null when ungraded).
+            let mut v = serde_json::to_value(c)?;
+            if let Some(fields) = v.as_object_mut() {
+                fields.insert("grade".into(), c.grade().map(|g| g.name()).into());
+            }
+            writeln!(out, "{v}")?;
         }
     } else {
         writeln!(
             out,
-            "{:>5}  {:>3}  {:<12} {:>12}  {:>9}  {:>8}  puzzle",
-            "index", "n", "energy id", "energy", "halfway", "depth1"
+            "{:>5}  {:>3}  {:<6}  {:<12} {:>12}  {:>9}  {:>8}  puzzle",
+            "index", "n", "grade", "energy id", "energy", "halfway", "depth1"
         )?;
         for c in &list {
             writeln!(
                 out,
-                "{:>5}  {:>3}  {:<12} {:>12.6}  {:>9}  {:>8}  {}",
+                "{:>5}  {:>3}  {:<6}  {:<12} {:>12.6}  {:>9}  {:>8}  {}",
                 c.index,
                 c.n,
+                c.grade().map_or("-", |g| g.name()),
                 c.energy_id,
                 c.energy,
                 format::fixed(c.features.halfway_ratio, 6),

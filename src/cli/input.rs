@@ -114,6 +114,16 @@ pub fn explain(text: &str, e: &ParseError) -> String {
     e.pointed(text, "  ")
 }
 
+/// Reads a state given on the command line or in a batch file: without
+/// `grid`, a deal number or a puzzle id is read too (every command that
+/// takes a state reads it here, so each takes the id).
+pub fn parse_input(text: &str, grid: Option<Grid>) -> Result<State, ParseError> {
+    match grid {
+        None => parse_puzzle(text),
+        Some(_) => parse_state(text, grid),
+    }
+}
+
 /// Reads the state an input names.
 pub fn read_state(input: &StateInput) -> Result<State> {
     if let Some(n) = input.deal {
@@ -137,12 +147,7 @@ pub fn read_state(input: &StateInput) -> Result<State> {
     } else {
         arg.to_string()
     };
-    // Without --grid, a deal number or an id the app copied is read too.
-    let state = match input.grid {
-        None => parse_puzzle(&text),
-        Some(_) => parse_state(&text, input.grid),
-    };
-    state.map_err(|e| anyhow::anyhow!("bad state: {}", explain(&text, &e)))
+    parse_input(&text, input.grid).map_err(|e| anyhow::anyhow!("bad state: {}", explain(&text, &e)))
 }
 
 /// One state's line of a batch file.
@@ -157,7 +162,7 @@ pub struct BatchLine {
 impl BatchLine {
     /// The state the line writes (compact states on `grid` if given).
     pub fn state(&self, grid: Option<Grid>) -> Result<State, ParseError> {
-        parse_state(&self.text, grid)
+        parse_input(&self.text, grid)
     }
 }
 

@@ -15,6 +15,7 @@ mod bench;
 mod bench_serve;
 mod engine;
 mod generator;
+mod grades;
 mod input;
 mod select;
 mod serve;
@@ -68,6 +69,9 @@ enum Command {
     /// Fit ratings on features: the Regression panel's table
     #[command(after_help = with_features(study::REGRESS_HELP))]
     Regress(study::RegressArgs),
+    /// The grades: the rule, their spread over stores, and people's solve rate and time per grade (--fit: budgets fitted to them)
+    #[command(after_help = grades::GRADES_HELP)]
+    Grades(grades::GradesArgs),
     /// Rating studies: create, list, open, close and export them
     Study(serve::StudyArgs),
     /// Write a static puzzle site: an index by grade, shareable play links and a daily puzzle
@@ -151,6 +155,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Command::Puzzles(args) => generator::puzzles(args),
         Command::Energies(args) => generator::energies(args),
         Command::Regress(args) => study::regress(args),
+        Command::Grades(args) => grades::grades(args),
         Command::Study(args) => serve::study(args),
         Command::Site(args) => site::site(args),
         #[cfg(feature = "serve")]

@@ -12,13 +12,13 @@ use std::path::PathBuf;
 /// Which puzzles of the stores to take, and in what order.
 #[derive(Args, Clone, Debug, Default)]
 pub struct Selection {
-    /// Keep puzzles where this holds, e.g. "n >= 8 and halfway_ratio < 0.05"
+    /// Keep puzzles where this holds, e.g. "n >= 8 and halfway_ratio < 0.05" or "grade >= Hard"
     #[arg(long = "where", value_name = "CONDITION")]
     pub filter: Option<String>,
     /// Keep puzzles made with this energy (name or id)
     #[arg(long)]
     pub energy: Option<String>,
-    /// Sort by "energy" or a feature name (ascending; default: as stored)
+    /// Sort by "energy", "grade" or a feature name (ascending; default: as stored)
     #[arg(long, value_name = "KEY")]
     pub sort: Option<SortKey>,
 }

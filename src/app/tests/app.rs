@@ -125,6 +125,9 @@ fn play_to_solved_by_clicking_cells_then_rate_and_read_the_row_back() {
     assert_eq!(table.number(0, "undos"), Some(0.0));
     assert_eq!(table.text(0, "energy_id"), Some(c.energy_id.as_str()));
     assert_eq!(table.number(0, "halfway_ratio"), c.features.halfway_ratio);
+    // The grade by the default rule (empty when the candidate has none).
+    let grade = c.grade().map_or("", |g| g.name());
+    assert_eq!(table.text(0, "grade"), Some(grade));
     // Stored safe from spreadsheets, read back as typed.
     assert_eq!(table.text(0, "notes"), Some("'=1+1 tidy"));
     assert_eq!(table.notes(0).as_deref(), Some("=1+1 tidy"));

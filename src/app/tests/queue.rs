@@ -297,3 +297,39 @@ fn a_fitted_energy_used_at_other_cards_is_warned_of_before_start() {
     assert!(h.query_by_label(warning).is_some(), "before Start");
     assert!(!h.state().is_generating());
 }
+
+#[test]
+fn each_row_shows_its_grade_and_the_queue_sorts_by_grade() {
+    use boaf_core::agents::grade::Grade;
+    let root = temp_root("grades");
+    let made_graded: Vec<Candidate> = (1..6)
+        .filter_map(|s| made_with(&root, 7, "E5", s, true))
+        .collect();
+    assert!(made_graded.len() >= 3);
+    // One without the difficulty features: no grade.
+    made(&root, 6, "E3", 1).expect("an ungraded candidate");
+    let mut h = harness(&root);
+    h.run();
+    assert!(h.query_by_label("grade").is_some());
+    let queue = h.state().candidates().to_vec();
+    assert_eq!(queue.iter().filter(|c| c.grade().is_none()).count(), 1);
+    for g in Grade::ALL {
+        let want = queue.iter().filter(|c| c.grade() == Some(g)).count();
+        assert_eq!(h.query_all_by_label(g.name()).count(), want, "{g}");
+    }
+    // Sorted by grade: easiest first, the ungraded row last.
+    h.get_by_role_and_label(egui::Role::ComboBox, "sorted by")
+        .click();
+    h.run();
+    h.get_by_role_and_label(egui::Role::Button, "grade").click();
+    h.run();
+    let rows: Vec<usize> = h
+        .query_all_by_label_contains("#")
+        .filter_map(|n| n.accesskit_node().value()?.strip_prefix('#')?.parse().ok())
+        .collect();
+    let grades: Vec<Option<Grade>> = rows.iter().map(|&k| queue[k - 1].grade()).collect();
+    assert_eq!(grades.len(), queue.len());
+    assert_eq!(grades.last(), Some(&None), "{grades:?}");
+    let graded_order: Vec<Grade> = grades.iter().flatten().copied().collect();
+    assert!(graded_order.windows(2).all(|w| w[0] <= w[1]), "{grades:?}");
+}

@@ -16,6 +16,7 @@
 //! highest grade its moves allow. Unsolvable puzzles, and puzzles whose
 //! difficulty features were not computed, have no grade.
 
+use crate::engine::feature::Feature;
 use crate::engine::features::Features;
 use std::fmt;
 use std::str::FromStr;
@@ -105,21 +106,49 @@ impl GradeRule {
     /// The grade of a puzzle with these features, or `None` when it is
     /// unsolvable or its difficulty features are missing.
     pub fn grade(&self, f: &Features) -> Option<Grade> {
-        if !f.solvable {
+        self.grade_with(|feature| f.get(feature))
+    }
+
+    /// [`GradeRule::grade`] over any source of feature values (`None`:
+    /// missing), as the `--where` conditions read them.
+    pub fn grade_with(&self, value: impl Fn(Feature) -> Option<f64>) -> Option<Grade> {
+        if value(Feature::Solvable)? < 0.5 {
             return None;
         }
-        let by_agents = if f.greedy_wins == Some(true)
-            || f.playout_win_rate.is_some_and(|r| r >= self.easy_playouts)
+        let by_agents = if value(Feature::GreedyWins).is_some_and(|w| w >= 0.5)
+            || value(Feature::PlayoutWinRate).is_some_and(|r| r >= self.easy_playouts)
         {
             Grade::Easy
         } else {
-            let budget = f.mcts_budget?;
-            match self.budgets.iter().position(|&b| budget <= b) {
+            let budget = value(Feature::MctsBudget)?;
+            match self.budgets.iter().position(|&b| budget <= f64::from(b)) {
                 Some(i) => Grade::ALL[i],
                 None => Grade::Expert,
             }
         };
-        Some(self.cap_by_moves(by_agents, f.n.saturating_sub(1)))
+        let cards = value(Feature::N).unwrap_or(0.0) as usize;
+        Some(self.cap_by_moves(by_agents, cards.saturating_sub(1)))
+    }
+
+    /// The rule in words, one line a grade, as `boaf grades` prints it.
+    pub fn describe(&self) -> Vec<String> {
+        let [e, m, h] = self.budgets;
+        let [_, hard, expert] = self.min_moves;
+        vec![
+            format!(
+                "Easy    the greedy agent wins, random playouts win at least {:.0}% of their games, \
+                 or MCTS wins at a budget of at most {e}",
+                self.easy_playouts * 100.0
+            ),
+            format!("Medium  MCTS needs a budget of at most {m}"),
+            format!(
+                "Hard    MCTS needs a budget of at most {h}, and the puzzle has at least {hard} moves"
+            ),
+            format!(
+                "Expert  MCTS needs more (or no budget of its ladder wins), and the puzzle has at least {expert} moves"
+            ),
+            "ungraded: unsolvable, or the difficulty features were not computed".to_string(),
+        ]
     }
 
     /// The highest grade up to `grade` that `moves` moves allow.
@@ -131,6 +160,16 @@ impl GradeRule {
         g
     }
 }
+
+/// The features a grade reads: the agents' results, solvability and the
+/// cards (for the cap by moves).
+pub const READS: [Feature; 5] = [
+    Feature::N,
+    Feature::Solvable,
+    Feature::PlayoutWinRate,
+    Feature::GreedyWins,
+    Feature::MctsBudget,
+];
 
 /// The grade of a puzzle by the default rule ([`GradeRule::default`]).
 pub fn grade(features: &Features) -> Option<Grade> {

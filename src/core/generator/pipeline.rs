@@ -140,7 +140,14 @@ impl Candidate {
         match key {
             SortKey::Energy => Some(self.energy),
             SortKey::Feature(f) => self.features.get(f),
+            SortKey::Grade => self.grade().map(|g| g.index() as f64),
         }
+    }
+
+    /// The puzzle's grade by the default rule (`None`: unsolvable, or its
+    /// difficulty features were not computed).
+    pub fn grade(&self) -> Option<crate::agents::grade::Grade> {
+        crate::agents::grade::grade(&self.features)
     }
 
     /// The puzzle as a state on its own grid.
@@ -173,20 +180,23 @@ pub enum SortKey {
     Energy,
     /// A feature.
     Feature(Feature),
+    /// The grade by the default rule (ungraded puzzles last).
+    Grade,
 }
 
 impl std::str::FromStr for SortKey {
     type Err = String;
 
-    /// `energy` or a feature's column name.
+    /// `energy`, `grade` or a feature's column name.
     fn from_str(s: &str) -> Result<SortKey, String> {
         match s {
             "energy" => Ok(SortKey::Energy),
+            "grade" => Ok(SortKey::Grade),
             _ => Feature::from_column(s)
                 .map(SortKey::Feature)
                 .ok_or_else(|| {
                     format!(
-                        "cannot sort by '{s}': use energy or a feature ({})",
+                        "cannot sort by '{s}': use energy, grade or a feature ({})",
                         Feature::columns()
                     )
                 }),
@@ -199,6 +209,7 @@ impl std::fmt::Display for SortKey {
         match self {
             SortKey::Energy => f.write_str("energy"),
             SortKey::Feature(feature) => write!(f, "{feature}"),
+            SortKey::Grade => f.write_str("grade"),
         }
     }
 }

@@ -1,6 +1,7 @@
 //! The ratings store: `ratings/ratings.csv`, one row per rating of a puzzle.
 //!
-//! Columns (the README's ratings file): puzzle, grid, n, energy id, every feature, rating 0–10,
+//! Columns (the README's ratings file): puzzle, grid, n, energy id, grade,
+//! every feature, rating 0–10,
 //! notes, solved, moves, undos, restarts, hints, solution_shown, seconds,
 //! rater, timestamp. Each row is
 //! written with one `write` and synced before [`RatingsStore::append`]
@@ -13,6 +14,7 @@
 //! [`RatingsStore::open`] starts a new file there). Every problem is
 //! reported with the file's own 1-based line (the header is line 1).
 
+use crate::agents::grade::grade;
 use crate::durable::{FileError, append_synced, write_atomically};
 use crate::engine::feature::Feature;
 use crate::engine::features::Features;
@@ -23,7 +25,7 @@ use std::path::{Path, PathBuf};
 use thiserror::Error;
 
 /// The columns before the features.
-const LEAD: [&str; 4] = ["puzzle", "grid", "n", "energy_id"];
+const LEAD: [&str; 5] = ["puzzle", "grid", "n", "energy_id", "grade"];
 /// The columns after the features.
 const TAIL: [&str; 11] = [
     "rating",
@@ -180,6 +182,8 @@ impl Rating {
             "grid" => self.grid.clone(),
             "n" => self.features.n.to_string(),
             "energy_id" => self.energy_id.clone(),
+            // Derived from the features by the default rule; empty when ungraded.
+            "grade" => grade(&self.features).map_or_else(String::new, |g| g.name().to_string()),
             "rating" => self.rating.to_string(),
             "notes" => escape_note(&self.notes),
             "solved" => self.play.solved.to_string(),

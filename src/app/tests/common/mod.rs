@@ -153,6 +153,18 @@ pub fn painted_shapes(h: &Harness<'_, BoafApp>) -> Vec<egui::Shape> {
 /// One candidate of `n` cards made under a built-in energy in 40 steps, as
 /// `boaf generate` would, stored in the folder unless a copy is there already.
 pub fn made(root: &TempDir, n: usize, energy: &str, seed: u64) -> Option<Candidate> {
+    made_with(root, n, energy, seed, false)
+}
+
+/// As [`made`], with the agents' difficulty features when `difficulty` (so
+/// that the candidate has a grade).
+pub fn made_with(
+    root: &TempDir,
+    n: usize,
+    energy: &str,
+    seed: u64,
+    difficulty: bool,
+) -> Option<Candidate> {
     let job = boaf_core::generator::pipeline::Job {
         n,
         energy: boaf_core::generator::energy::builtin()
@@ -162,6 +174,7 @@ pub fn made(root: &TempDir, n: usize, energy: &str, seed: u64) -> Option<Candida
         seed,
         params: SearchParams {
             iterations: 40,
+            difficulty,
             ..SearchParams::paper(n)
         },
         indices: 0..1,

@@ -4,6 +4,7 @@
 //! offset in the text, which the file reader turns into a line and column.
 
 use super::model::{Chain, Cmp, Operand, Term};
+use crate::agents::grade::{Grade, UnknownGrade};
 use crate::engine::feature::Feature;
 
 /// Parses a condition such as `n >= 8 and halfway_ratio < 0.1` (the
@@ -147,7 +148,21 @@ pub(super) fn parse_value(s: &str) -> Result<Vec<Term>, ExprError> {
     }
 }
 
-/// Parses `chain (and chain)*`, each chain `operand (cmp operand)+`.
+/// Whether the token at `i` is compared with `grade` (`grade < x` or
+/// `x < grade`), so that an unknown name there is taken for a grade.
+fn beside_grade(toks: &[(Tok, usize)], i: usize) -> bool {
+    let is = |j: Option<usize>, grade: bool| match j.and_then(|j| toks.get(j)) {
+        Some((Tok::Name(n), _)) => grade && n == "grade",
+        Some((Tok::Cmp(_), _)) => !grade,
+        _ => false,
+    };
+    (is(i.checked_sub(1), false) && is(i.checked_sub(2), true))
+        || (is(Some(i + 1), false) && is(Some(i + 2), true))
+}
+
+/// Parses `chain (and chain)*`, each chain `operand (cmp operand)+`; in a
+/// condition, `grade` is the puzzle's grade and `Easy` … `Expert` (any case)
+/// are the numbers 0 … 3.
 pub(super) fn parse_chains(s: &str) -> Result<Vec<Chain>, ExprError> {
     let toks = tokenize(s)?;
     let end = s.len();
@@ -161,7 +176,14 @@ pub(super) fn parse_chains(s: &str) -> Result<Vec<Chain>, ExprError> {
         }
         let o = match toks.get(*i) {
             Some((Tok::Num(x), _)) => Operand::Number(sign * x),
-            Some((Tok::Name(n), at)) if sign > 0.0 => Operand::Feature(check_feature(n, *at)?),
+            Some((Tok::Name(n), at)) if sign > 0.0 => match (n.as_str(), n.parse::<Grade>()) {
+                ("grade", _) => Operand::Grade,
+                (_, Ok(g)) => Operand::Number(g.index() as f64),
+                _ if beside_grade(&toks, *i) => {
+                    return Err((*at, UnknownGrade(n.clone()).to_string()));
+                }
+                _ => Operand::Feature(check_feature(n, *at)?),
+            },
             Some((_, at)) => return Err((*at, "expected a number or a feature".into())),
             None => return Err((end, "expected a number or a feature".into())),
         };

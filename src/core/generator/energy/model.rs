@@ -3,6 +3,7 @@
 //! when they hold), and a penalty for an unsolvable puzzle. Evaluating one,
 //! its canonical text, and its id.
 
+use crate::agents::grade::GradeRule;
 use crate::engine::feature::{Feature, FeatureSet};
 use crate::engine::features::Features;
 use std::fmt;
@@ -26,6 +27,20 @@ pub enum Operand {
     Number(f64),
     /// A feature.
     Feature(Feature),
+    /// The puzzle's grade by the default rule, 0 (Easy) to 3 (Expert);
+    /// the grades' names read as those numbers.
+    Grade,
+}
+
+impl Operand {
+    /// Whether the operand's value depends on `feature`.
+    fn reads(&self, feature: Feature) -> bool {
+        match self {
+            Operand::Number(_) => false,
+            Operand::Feature(f) => *f == feature,
+            Operand::Grade => crate::agents::grade::READS.contains(&feature),
+        }
+    }
 }
 
 /// A comparison operator.
@@ -182,6 +197,7 @@ impl fmt::Display for Operand {
         match self {
             Operand::Number(x) => f.write_str(&fmt_number(*x)),
             Operand::Feature(feature) => f.write_str(feature.column()),
+            Operand::Grade => f.write_str("grade"),
         }
     }
 }
@@ -330,8 +346,12 @@ impl Energy {
         for b in &self.bonuses {
             for c in &b.when {
                 for op in std::iter::once(&c.first).chain(c.rest.iter().map(|(_, o)| o)) {
-                    if let Operand::Feature(f) = op {
-                        add(*f);
+                    match op {
+                        Operand::Feature(f) => add(*f),
+                        Operand::Grade => {
+                            crate::agents::grade::READS.into_iter().for_each(&mut add)
+                        }
+                        Operand::Number(_) => {}
                     }
                 }
             }
@@ -350,7 +370,7 @@ impl Energy {
     /// ≥ 0 (features are never negative) and no bonus reads it. The search
     /// may then judge a step on a lower bound of that feature.
     pub fn rises_with(&self, feature: Feature) -> bool {
-        let reads = |o: &Operand| matches!(o, Operand::Feature(f) if *f == feature);
+        let reads = |o: &Operand| o.reads(feature);
         self.value
             .iter()
             .all(|t| t.coef >= 0.0 || !t.features.contains(&feature))
@@ -444,6 +464,9 @@ pub fn holds(when: &[Chain], value: impl Fn(Feature) -> Option<f64>) -> bool {
     let operand = |o: &Operand| match o {
         Operand::Number(x) => Some(*x),
         Operand::Feature(f) => value(*f),
+        Operand::Grade => GradeRule::default()
+            .grade_with(&value)
+            .map(|g| g.index() as f64),
     };
     when.iter().all(|c| {
         let mut left = operand(&c.first);
