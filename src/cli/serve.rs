@@ -4,7 +4,7 @@
 //! to raters over HTTP until Ctrl+C.
 
 use super::select::Selection;
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use boaf_core::engine::feature::Feature;
 use boaf_core::folder::Folder;
 use boaf_server::answers::{NewStudy, Study};
@@ -209,7 +209,7 @@ pub fn serve(args: ServeArgs) -> Result<ExitCode> {
         ("--joins-per-minute", args.joins_per_minute),
     ] {
         if !(rate.is_finite() && rate > 0.0) {
-            bail!("{flag} is a number of requests above 0, not {rate}");
+            anyhow::bail!("{flag} is a number of requests above 0, not {rate}");
         }
     }
     let limits = Limits {
