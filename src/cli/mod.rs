@@ -11,6 +11,7 @@
 
 mod agents;
 mod bench;
+mod book;
 #[cfg(feature = "serve")]
 mod bench_serve;
 mod engine;
@@ -74,6 +75,8 @@ enum Command {
     Serve(serve::ServeArgs),
     /// Every feature: its column name, full name, definition and range (the README's table)
     Features,
+    /// Write a printable PDF puzzle book: grades, ids, a rules box, the solutions at the back
+    Book(book::BookArgs),
     /// Play deals with an agent (random, greedy, flat Monte Carlo, MCTS, best-first): win rate with a 95% Wilson interval, and a paired test against a second agent
     #[command(after_help = agents::AGENTS_HELP)]
     Agents(agents::AgentsArgs),
@@ -155,6 +158,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             print!("{}", Feature::table());
             Ok(ExitCode::SUCCESS)
         }
+        Command::Book(args) => book::book(args),
         Command::Agents(args) => agents::agents(args),
         Command::Tune(args) => tune::tune_weights(args),
         Command::Bench(cmd) => bench::bench(cmd),
