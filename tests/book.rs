@@ -72,8 +72,8 @@ fn first_cards(state: &State, keep: usize) -> State {
     State::new(state.grid(), &cells).unwrap()
 }
 
-/// A store of `count` small solvable puzzles (6 to 9 cards, one on a 3×4
-/// grid) with their difficulty features, so that they have grades.
+/// A store of `count` small solvable puzzles (6 to 9 cards, the first on a
+/// 3×4 grid) with their difficulty features, so that they have grades.
 fn store(dir: &TempDir, count: usize) -> (PathBuf, Vec<Candidate>) {
     let energy = builtin().get("E5").unwrap().clone();
     let mut list = Vec::new();
@@ -81,7 +81,8 @@ fn store(dir: &TempDir, count: usize) -> (PathBuf, Vec<Candidate>) {
         if list.len() == count {
             break;
         }
-        let full = if d == 3 {
+        // The first puzzle is on a 3×4 grid.
+        let full = if list.is_empty() {
             deal_on(d, Grid::new(3, 4).unwrap())
         } else {
             deal(d)
@@ -112,7 +113,11 @@ fn book(store: &Path, out: &Path, extra: &[&str]) {
 
 /// The PDF's text, page by page (pdftotext's form feeds).
 fn pages(pdf: &Path) -> Vec<String> {
-    let out = Command::new("pdftotext").arg(pdf).arg("-").output().unwrap();
+    let out = Command::new("pdftotext")
+        .arg(pdf)
+        .arg("-")
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{}", text(&out.stderr));
     let mut pages: Vec<String> = text(&out.stdout).split('\u{c}').map(String::from).collect();
     // The text ends with a form feed.
@@ -134,18 +139,20 @@ fn page_count(pdf: &Path) -> usize {
         .unwrap()
 }
 
-/// The puzzles a page shows: number → (grade, id), from `Puzzle N · Grade`
-/// and the id on the next line.
+/// The puzzles a page shows: number → (grade, id), from each
+/// `Puzzle N · Grade` and the `id …` lines, which come in the same order.
 fn puzzles_on(page: &str) -> BTreeMap<usize, (String, String)> {
-    let lines: Vec<&str> = page.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
-    let mut found = BTreeMap::new();
-    for (k, l) in lines.iter().enumerate() {
-        if let Some(rest) = l.strip_prefix("Puzzle ")
-            && let Some((n, g)) = rest.split_once(" · ")
-        {
-            found.insert(n.parse().unwrap(), (g.to_string(), lines[k + 1].to_string()));
-        }
-    }
+    let lines: Vec<&str> = page.lines().map(str::trim).collect();
+    let heads = lines.iter().filter_map(|l| {
+        let (n, g) = l.strip_prefix("Puzzle ")?.split_once(" · ")?;
+        Some((n.parse::<usize>().unwrap(), g.to_string()))
+    });
+    let ids: Vec<&str> = lines.iter().filter_map(|l| l.strip_prefix("id ")).collect();
+    let found: BTreeMap<usize, (String, String)> = heads
+        .zip(&ids)
+        .map(|((n, g), id)| (n, (g, id.to_string())))
+        .collect();
+    assert_eq!(found.len(), ids.len(), "{page}");
     found
 }
 
@@ -197,20 +204,32 @@ fn the_text_holds_every_puzzle_and_every_solution_wins() {
     let pages = pages(&pdf);
     assert!(pages[0].contains("Test book") && pages[0].contains("7 puzzles"));
     assert!(pages[0].contains("How to play"), "{}", pages[0]);
-    let shown: BTreeMap<usize, (String, String)> = pages.iter().flat_map(|p| puzzles_on(p)).collect();
-    assert_eq!(shown.keys().copied().collect::<Vec<_>>(), (1..=7).collect::<Vec<_>>());
+    let shown: BTreeMap<usize, (String, String)> =
+        pages.iter().flat_map(|p| puzzles_on(p)).collect();
+    assert_eq!(
+        shown.keys().copied().collect::<Vec<_>>(),
+        (1..=7).collect::<Vec<_>>()
+    );
     // Every stored puzzle, once, with its own grade; easiest first.
     let mut ids: Vec<&str> = shown.values().map(|(_, id)| id.as_str()).collect();
     ids.sort();
-    let mut expected: Vec<String> = list.iter().map(|c| puzzle_id(&c.state().unwrap())).collect();
+    let mut expected: Vec<String> = list
+        .iter()
+        .map(|c| puzzle_id(&c.state().unwrap()))
+        .collect();
     expected.sort();
     assert_eq!(ids, expected);
     let mut last = 0;
     for (g, id) in shown.values() {
-        let c = list.iter().find(|c| puzzle_id(&c.state().unwrap()) == *id).unwrap();
+        let c = list
+            .iter()
+            .find(|c| puzzle_id(&c.state().unwrap()) == *id)
+            .unwrap();
         let want = grade(&c.features).map_or("Ungraded", |g| g.name());
         assert_eq!(g, want, "{id}");
-        let place = ["Easy", "Medium", "Hard", "Expert", "Ungraded"].iter().position(|n| n == g);
+        let place = ["Easy", "Medium", "Hard", "Expert", "Ungraded"]
+            .iter()
+            .position(|n| n == g);
         assert!(place.unwrap() >= last, "not easiest first: {shown:?}");
         last = place.unwrap();
     }
@@ -239,7 +258,11 @@ fn pages_hold_1_2_4_or_6_puzzles_then_the_solutions() {
     for k in [1usize, 2, 4, 6] {
         let pdf = dir.join(format!("book-{k}.pdf"));
         let paper = if k == 2 { "letter" } else { "a4" };
-        book(&path, &pdf, &["--per-page", &k.to_string(), "--paper", paper]);
+        book(
+            &path,
+            &pdf,
+            &["--per-page", &k.to_string(), "--paper", paper],
+        );
         let pages = pages(&pdf);
         assert_eq!(page_count(&pdf), pages.len());
         let from: usize = pages[0]
@@ -254,16 +277,29 @@ fn pages_hold_1_2_4_or_6_puzzles_then_the_solutions() {
         for (p, page) in pages[1..from - 1].iter().enumerate() {
             let numbers: Vec<usize> = puzzles_on(page).into_keys().collect();
             let first = p * k + 1;
-            assert_eq!(numbers, (first..=(first + k - 1).min(7)).collect::<Vec<_>>());
+            assert_eq!(
+                numbers,
+                (first..=(first + k - 1).min(7)).collect::<Vec<_>>()
+            );
         }
         // Then only solutions, each puzzle's once, in order.
         let rest = &pages[from - 1..];
         assert!(rest.iter().all(|p| p.contains("Solution to puzzle")));
-        assert_eq!(solutions(rest).into_keys().collect::<Vec<_>>(), (1..=7).collect::<Vec<_>>());
+        assert_eq!(
+            solutions(rest).into_keys().collect::<Vec<_>>(),
+            (1..=7).collect::<Vec<_>>()
+        );
     }
     // Letter paper is 8.5 × 11 in.
-    let info = Command::new("pdfinfo").arg(dir.join("book-2.pdf")).output().unwrap();
-    assert!(text(&info.stdout).contains("612 x 792 pts"), "{}", text(&info.stdout));
+    let info = Command::new("pdfinfo")
+        .arg(dir.join("book-2.pdf"))
+        .output()
+        .unwrap();
+    assert!(
+        text(&info.stdout).contains("612 x 792 pts"),
+        "{}",
+        text(&info.stdout)
+    );
 }
 
 #[test]
@@ -289,11 +325,19 @@ fn a_puzzle_page_is_drawn_in_red_and_black() {
     assert_eq!(header[0], b"P6");
     let pixels = header[4].chunks(3);
     let total = pixels.len();
-    let dark = pixels.clone().filter(|p| p.iter().all(|&v| v < 100)).count();
-    let red = pixels.filter(|p| p[0] > 150 && p[1] < 90 && p[2] < 90).count();
+    let dark = pixels
+        .clone()
+        .filter(|p| p.iter().all(|&v| v < 100))
+        .count();
+    let red = pixels
+        .filter(|p| p[0] > 150 && p[1] < 90 && p[2] < 90)
+        .count();
     assert!(dark * 200 > total, "only {dark} dark pixels of {total}");
-    assert!(dark * 4 < total, "{dark} dark pixels of {total}: a page of ink");
-    // A store of deals 0 and 1 holds hearts or diamonds.
+    assert!(
+        dark * 4 < total,
+        "{dark} dark pixels of {total}: a page of ink"
+    );
+    // Both puzzles hold hearts or diamonds.
     assert!(red > 0, "no red pixel");
 }
 
@@ -305,7 +349,11 @@ fn bad_input_is_named_and_leaves_no_book() {
     let pdf = dir.join("book.pdf");
     let out = boaf(&["book", empty.to_str().unwrap(), "-o", pdf.to_str().unwrap()]);
     assert!(!out.status.success());
-    assert!(text(&out.stderr).contains("holds no puzzle"), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("holds no puzzle"),
+        "{}",
+        text(&out.stderr)
+    );
     assert!(!pdf.exists());
     let (path, _) = store(&dir, 1);
     let out = boaf(&[
@@ -318,9 +366,23 @@ fn bad_input_is_named_and_leaves_no_book() {
     ]);
     assert!(!out.status.success());
     let err = text(&out.stderr);
-    assert!(err.contains("no puzzle of the 1") && err.contains("passes the filter"), "{err}");
-    let out = boaf(&["book", path.to_str().unwrap(), "--per-page", "3", "-o", pdf.to_str().unwrap()]);
-    assert!(text(&out.stderr).contains("use 1, 2, 4 or 6"), "{}", text(&out.stderr));
+    assert!(
+        err.contains("no puzzle of the 1") && err.contains("passes the filter"),
+        "{err}"
+    );
+    let out = boaf(&[
+        "book",
+        path.to_str().unwrap(),
+        "--per-page",
+        "3",
+        "-o",
+        pdf.to_str().unwrap(),
+    ]);
+    assert!(
+        text(&out.stderr).contains("use 1, 2, 4 or 6"),
+        "{}",
+        text(&out.stderr)
+    );
     // Nothing was written, not even a temporary.
     let left: Vec<_> = std::fs::read_dir(dir.path())
         .unwrap()

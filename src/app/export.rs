@@ -80,7 +80,10 @@ impl BoafApp {
             let what = if ticked.is_empty() {
                 format!("the {} shown", plural(chosen.len(), "candidate|candidates"))
             } else {
-                format!("the {} ticked", plural(chosen.len(), "candidate|candidates"))
+                format!(
+                    "the {} ticked",
+                    plural(chosen.len(), "candidate|candidates")
+                )
             };
             let button = ui
                 .add_enabled(
@@ -129,10 +132,9 @@ fn start(
             per_page: PerPage::default(),
             paper: Paper::default(),
         };
-        let (count, pdf) = boaf_book::make(&list, Order::Grade, &options, |done| {
-            progress.report(done)
-        })
-        .map_err(|e| e.to_string())?;
+        let (count, pdf) =
+            boaf_book::make(&list, Order::Grade, &options, |done| progress.report(done))
+                .map_err(|e| e.to_string())?;
         let path = folder.book_file(&date);
         write_atomically(&path, &pdf).map_err(|e| e.to_string())?;
         Ok(format!(

@@ -17,7 +17,7 @@ pub const DIAGRAM_EVERY: usize = 3;
 /// Moves on one line of a solution.
 pub const MOVES_A_LINE: usize = 6;
 /// The cell of a solution's small board, at most.
-pub const DIAGRAM_CELL: f32 = 17.0;
+pub const DIAGRAM_CELL: f32 = 20.0;
 /// The space between two small boards.
 pub const DIAGRAM_GAP: f32 = 14.0;
 /// Text lines of a solution: the heading, then each line of moves.
@@ -257,7 +257,12 @@ pub fn diagrams(state: &State, solution: &[Move]) -> Vec<(usize, State)> {
 pub fn grade_counts(entries: &[Entry]) -> Vec<(&'static str, usize)> {
     let mut counts: Vec<(&'static str, usize)> = Grade::ALL
         .iter()
-        .map(|&g| (g.name(), entries.iter().filter(|e| e.grade == Some(g)).count()))
+        .map(|&g| {
+            (
+                g.name(),
+                entries.iter().filter(|e| e.grade == Some(g)).count(),
+            )
+        })
         .collect();
     let ungraded = entries.iter().filter(|e| e.grade.is_none()).count();
     if ungraded > 0 {

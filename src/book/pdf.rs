@@ -4,8 +4,8 @@
 //! or black), and empty cells dashed.
 
 use crate::layout::{
-    CAPTION, DIAGRAM_GAP, Layout, MARGIN, Page, RULES, Rect, SOLUTION_LINE, diagrams,
-    diagram_cell, grade_counts, move_lines,
+    CAPTION, DIAGRAM_GAP, Layout, MARGIN, Page, RULES, Rect, SOLUTION_LINE, diagram_cell, diagrams,
+    grade_counts, move_lines,
 };
 use crate::suits::suit_path;
 use crate::{BookError, Entry, Options, grade_name};
@@ -149,19 +149,24 @@ impl Pen<'_, '_> {
                 w: cell - 2.0 * inset,
                 h: cell - 2.0 * inset,
             };
+            // Small boards (the solutions') leave empty cells plain: dashes
+            // there would be noise.
+            let small = cell < 30.0;
             match state.top(i) {
-                Some(card) => self.card(card, state.size(i), face),
-                None => self.frame(face, 0.5, GREY, Some(cell * 0.06)),
+                Some(card) => self.card(card, (!small).then(|| state.size(i)), face),
+                None if !small => self.frame(face, 0.5, GREY, Some(cell * 0.06)),
+                None => {}
             }
         }
     }
 
     /// A card: its rank at the top left, its suit's shape below right, in
-    /// red or black, framed; a stack of more than one card says how many.
-    fn card(&mut self, card: Card, size: usize, r: Rect) {
+    /// red or black, framed; a stack of more than one card says how many
+    /// when `size` is given.
+    fn card(&mut self, card: Card, size: Option<usize>, r: Rect) {
         let color = if card.is_red() { RED } else { BLACK };
         self.frame(r, (r.w * 0.02).max(0.5), BLACK, None);
-        let font = r.w * 0.36;
+        let font = r.w * 0.4;
         self.text(
             r.x + r.w * 0.08,
             r.y + font * 0.95,
@@ -169,7 +174,7 @@ impl Pen<'_, '_> {
             &card.rank_text(),
             color,
         );
-        let shape = r.w * 0.5;
+        let shape = r.w * 0.48;
         if let Some(path) = suit_path(
             card.suit(),
             r.x + r.w - shape - r.w * 0.08,
@@ -180,8 +185,14 @@ impl Pen<'_, '_> {
             self.s.set_fill(Some(fill(color)));
             self.s.draw_path(&path);
         }
-        if size > 1 {
-            self.text(r.x + r.w * 0.08, r.y + r.h * 0.9, font * 0.55, &format!("×{size}"), GREY);
+        if let Some(size) = size.filter(|&s| s > 1) {
+            self.text(
+                r.x + r.w * 0.08,
+                r.y + r.h * 0.9,
+                font * 0.55,
+                &format!("×{size}"),
+                GREY,
+            );
         }
     }
 }
@@ -241,7 +252,9 @@ pub fn draw(layout: &Layout, entries: &[Entry], options: &Options) -> Result<Vec
 fn title_page(pen: &mut Pen, layout: &Layout, entries: &[Entry], options: &Options) {
     let (w, _) = layout.size;
     let mid = w / 2.0;
-    pen.centred(mid, 200.0, 30.0, &options.title, BLACK);
+    // A long title shrinks to fit the page.
+    let size = 30_f32.min((w - 2.0 * MARGIN) / pen.t.width(&options.title, 1.0));
+    pen.centred(mid, 200.0, size, &options.title, BLACK);
     let count = format!(
         "{} puzzle{} · {}",
         entries.len(),
@@ -267,7 +280,13 @@ fn title_page(pen: &mut Pen, layout: &Layout, entries: &[Entry], options: &Optio
     pen.frame(r, 1.0, BLACK, None);
     pen.text(r.x + 14.0, top + 22.0, 12.0, "How to play", BLACK);
     for (k, rule) in RULES.iter().enumerate() {
-        pen.text(r.x + 14.0, top + 22.0 + line * (k + 1) as f32, 10.0, rule, BLACK);
+        pen.text(
+            r.x + 14.0,
+            top + 22.0 + line * (k + 1) as f32,
+            10.0,
+            rule,
+            BLACK,
+        );
     }
     let back = format!("Solutions from page {}", layout.solutions_from());
     pen.centred(mid, r.y + r.h + 30.0, 11.0, &back, GREY);
@@ -278,8 +297,9 @@ fn puzzle(pen: &mut Pen, e: &Entry, r: Rect) {
     let pad = 8.0;
     let head = format!("Puzzle {} · {}", e.number, grade_name(e.grade));
     pen.text(r.x + pad, r.y + 16.0, 13.0, &head, BLACK);
-    let id_size = 7.5_f32.min((r.w - 2.0 * pad) / pen.t.width(&e.id, 1.0));
-    pen.text(r.x + pad, r.y + 29.0, id_size, &e.id, GREY);
+    let id = format!("id {}", e.id);
+    let id_size = 7.5_f32.min((r.w - 2.0 * pad) / pen.t.width(&id, 1.0));
+    pen.text(r.x + pad, r.y + 29.0, id_size, &id, GREY);
     let g = e.state.grid();
     let top = r.y + 38.0;
     let cell = ((r.w - 2.0 * pad) / g.cols() as f32)
@@ -295,7 +315,13 @@ fn solution(pen: &mut Pen, e: &Entry, y: f32) {
     pen.text(MARGIN, y + 10.0, 11.0, &head, BLACK);
     let lines = move_lines(&e.state, &e.solution);
     for (k, l) in lines.iter().enumerate() {
-        pen.text(MARGIN + 8.0, y + 10.0 + SOLUTION_LINE * (k + 1) as f32, 9.0, l, BLACK);
+        pen.text(
+            MARGIN + 8.0,
+            y + 10.0 + SOLUTION_LINE * (k + 1) as f32,
+            9.0,
+            l,
+            BLACK,
+        );
     }
     let g = e.state.grid();
     let top = y + SOLUTION_LINE * (1 + lines.len()) as f32 + 6.0;

@@ -11,9 +11,9 @@
 
 mod agents;
 mod bench;
-mod book;
 #[cfg(feature = "serve")]
 mod bench_serve;
+mod book;
 mod engine;
 mod generator;
 mod input;
