@@ -10,6 +10,8 @@
 
 #[path = "../src/core/tests/common/temp.rs"]
 mod temp;
+#[path = "common/tools.rs"]
+mod tools;
 
 use boaf_core::agents::grade::grade;
 use boaf_core::engine::deal::{deal, deal_on};
@@ -23,6 +25,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use temp::TempDir;
+use tools::have;
 
 fn boaf(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_boaf"))
@@ -34,14 +37,6 @@ fn boaf(args: &[&str]) -> Output {
 
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
-}
-
-fn have(tool: &str) -> bool {
-    Command::new("sh")
-        .args(["-c", &format!("command -v {tool}")])
-        .stdout(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
 }
 
 /// Whether poppler's tools are here; under `tests/run` they must be.
@@ -192,15 +187,25 @@ fn solutions(pages: &[String]) -> BTreeMap<usize, Vec<(Card, Card)>> {
     found
 }
 
+/// A book of a store of `count` puzzles, with these arguments, in a
+/// fresh folder: the folder, the book and the puzzles; `None` (skipped)
+/// without poppler.
+fn book_of(name: &str, count: usize, extra: &[&str]) -> Option<(TempDir, PathBuf, Vec<Candidate>)> {
+    if !poppler() {
+        return None;
+    }
+    let dir = TempDir::new(name);
+    let (path, list) = store(&dir, count);
+    let pdf = dir.join("book.pdf");
+    book(&path, &pdf, extra);
+    Some((dir, pdf, list))
+}
+
 #[test]
 fn the_text_holds_every_puzzle_and_every_solution_wins() {
-    if !poppler() {
+    let Some((_dir, pdf, list)) = book_of("book-text", 7, &["--title", "Test book"]) else {
         return;
-    }
-    let dir = TempDir::new("book-text");
-    let (path, list) = store(&dir, 7);
-    let pdf = dir.join("book.pdf");
-    book(&path, &pdf, &["--title", "Test book"]);
+    };
     let pages = pages(&pdf);
     assert!(pages[0].contains("Test book") && pages[0].contains("7 puzzles"));
     assert!(pages[0].contains("How to play"), "{}", pages[0]);
@@ -304,13 +309,9 @@ fn pages_hold_1_2_4_or_6_puzzles_then_the_solutions() {
 
 #[test]
 fn a_puzzle_page_is_drawn_in_red_and_black() {
-    if !poppler() {
+    let Some((dir, pdf, _)) = book_of("book-image", 2, &["--per-page", "1"]) else {
         return;
-    }
-    let dir = TempDir::new("book-image");
-    let (path, _) = store(&dir, 2);
-    let pdf = dir.join("book.pdf");
-    book(&path, &pdf, &["--per-page", "1"]);
+    };
     let root = dir.join("page");
     let out = Command::new("pdftoppm")
         .args(["-r", "40", "-f", "2", "-l", "2", "-singlefile"])
