@@ -337,13 +337,35 @@ mod tests {
 
     #[test]
     fn moves_read_as_players_write_them() {
-        let e = entry(1, "0");
-        let lines = move_lines(&e.state, &e.solution);
-        assert!(lines[0].starts_with("1. 3♣ onto A♣"), "{}", lines[0]);
-        assert_eq!(lines.len(), e.solution.len().div_ceil(MOVES_A_LINE));
-        let shown = diagrams(&e.state, &e.solution);
-        assert_eq!(shown.last().unwrap().0, e.solution.len());
-        assert!(shown.last().unwrap().1.is_solved());
-        assert_eq!(shown[0].0, DIAGRAM_EVERY);
+        // Deal 0's solution in the README, named by its tops.
+        let state = parse_puzzle("0").unwrap();
+        let mut s = state.clone();
+        let mut solution = Vec::new();
+        for name in "3C-AC JD-QD 6C-3C JS-3S 4S-KS JS-TC 6S-6C TH-6H TH-JD 4S-5D TH-5H \
+                     JS-TH 4S-TS 4S-6S JS-4S"
+            .split_whitespace()
+        {
+            let (a, b) = boaf_core::engine::notation::parse_move(name).unwrap();
+            let mv = s.move_between(a, b).unwrap();
+            s = s.apply(mv).unwrap();
+            solution.push(mv);
+        }
+        let lines = move_lines(&state, &solution);
+        assert_eq!(
+            lines,
+            [
+                "1. 3♣ onto A♣   2. J♦ onto Q♦   3. 6♣ onto 3♣   4. J♠ onto 3♠   \
+                 5. 4♠ onto K♠   6. J♠ onto 10♣",
+                "7. 6♠ onto 6♣   8. 10♥ onto 6♥   9. 10♥ onto J♦   10. 4♠ onto 5♦   \
+                 11. 10♥ onto 5♥   12. J♠ onto 10♥",
+                "13. 4♠ onto 10♠   14. 4♠ onto 6♠   15. J♠ onto 4♠",
+            ]
+        );
+        // After 3, 6, 9, 12 and 15 moves, the last won.
+        let shown = diagrams(&state, &solution);
+        let made: Vec<usize> = shown.iter().map(|(m, _)| *m).collect();
+        assert_eq!(made, [3, 6, 9, 12, 15]);
+        assert_eq!(shown[0].1, state.replay(&solution[..3]).unwrap());
+        assert!(shown[4].1.is_solved());
     }
 }
