@@ -14,6 +14,8 @@
 
 #[path = "../src/core/tests/common/temp.rs"]
 mod temp;
+#[path = "common/tools.rs"]
+mod tools;
 
 use boaf_app::BoafApp;
 use boaf_core::engine::notation::puzzle_id;
@@ -27,6 +29,7 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 use temp::TempDir;
+use tools::have;
 
 /// The app's window size (`boaf_app::run` opens it at this size).
 const WINDOW: egui::Vec2 = egui::vec2(1200.0, 800.0);
@@ -52,14 +55,6 @@ impl Drop for Killed {
         let _ = self.0.kill();
         let _ = self.0.wait();
     }
-}
-
-fn have(tool: &str) -> bool {
-    Command::new("sh")
-        .args(["-c", &format!("command -v {tool}")])
-        .stdout(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
 }
 
 /// Polls `f` every 100 ms until it gives a value, or fails after `limit`.

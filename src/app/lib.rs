@@ -17,6 +17,7 @@ mod board;
 mod editor;
 mod energies;
 mod enter;
+mod export;
 mod generate;
 mod play;
 mod queue;

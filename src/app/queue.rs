@@ -78,6 +78,8 @@ pub(super) struct QueueView {
     filter: Filter,
     /// The puzzles rated (their compact notation), marked in the queue.
     rated: HashSet<String>,
+    /// "Export book…": the candidates ticked for a book, and its export.
+    pub(super) export: super::export::BookExport,
 }
 
 impl QueueView {
@@ -216,6 +218,7 @@ impl BoafApp {
         ui.strong(format!("Candidates ({}, {rated} rated)", self.queue.len()));
         let hidden = self.queue.len() - order.len();
         self.generate.queue.controls(ui, &self.queue, hidden);
+        self.export_ui(ui, &order);
         // Candidates of a fitted energy outside the ratings it was fitted on.
         let ranged = self.energies.book().ranged_by_id();
         let extrapolated: Vec<Option<String>> = self
@@ -261,6 +264,7 @@ impl BoafApp {
             ),
         };
         let mut open = None;
+        let mut ticked = None;
         let view = &self.generate.queue;
         egui::Grid::new("queue")
             .striped(true)
@@ -292,6 +296,9 @@ impl BoafApp {
                             open = Some(i);
                         }
                         super::enter::copy_id_button(ui, c);
+                        if super::export::tick(ui, view.export.is_selected(c)) {
+                            ticked = Some(i);
+                        }
                     });
                     if view.is_rated(c) {
                         ui.label("✔ rated");
@@ -329,6 +336,9 @@ impl BoafApp {
                     ui.end_row();
                 }
             });
+        if let Some(i) = ticked {
+            self.generate.queue.export.toggle(&self.queue[i]);
+        }
         if let Some(i) = open {
             self.open(i);
             self.tab = Tab::Play;

@@ -13,6 +13,7 @@ mod agents;
 mod bench;
 #[cfg(feature = "serve")]
 mod bench_serve;
+mod book;
 mod engine;
 mod generator;
 mod grades;
@@ -81,6 +82,8 @@ enum Command {
     Serve(serve::ServeArgs),
     /// Every feature: its column name, full name, definition and range (the README's table)
     Features,
+    /// Write a printable PDF puzzle book: grades, ids, a rules box, the solutions at the back
+    Book(book::BookArgs),
     /// Play deals with an agent (random, greedy, flat Monte Carlo, MCTS, best-first): win rate with a 95% Wilson interval, and a paired test against a second agent
     #[command(after_help = agents::AGENTS_HELP)]
     Agents(agents::AgentsArgs),
@@ -164,6 +167,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             print!("{}", Feature::table());
             Ok(ExitCode::SUCCESS)
         }
+        Command::Book(args) => book::book(args),
         Command::Agents(args) => agents::agents(args),
         Command::Tune(args) => tune::tune_weights(args),
         Command::Bench(cmd) => bench::bench(cmd),

@@ -74,6 +74,11 @@ impl Folder {
         &self.root
     }
 
+    /// A puzzle book exported on `date` (`YYYY-MM-DD`), under `books/`.
+    pub fn book_file(&self, date: &str) -> PathBuf {
+        self.root.join("books").join(format!("book-{date}.pdf"))
+    }
+
     /// The folder of puzzle stores.
     pub fn puzzles(&self) -> PathBuf {
         self.root.join("puzzles")

@@ -333,3 +333,58 @@ fn each_row_shows_its_grade_and_the_queue_sorts_by_grade() {
     let graded_order: Vec<Grade> = grades.iter().flatten().copied().collect();
     assert!(graded_order.windows(2).all(|w| w[0] <= w[1]), "{grades:?}");
 }
+
+/// The pages of a PDF: its page objects (`/Type/Page`, not `/Pages`).
+fn pdf_pages(pdf: &[u8]) -> usize {
+    let key = b"/Type/Page";
+    pdf.windows(key.len() + 1)
+        .filter(|w| w.starts_with(key) && w[key.len()] != b's')
+        .count()
+}
+
+/// The one book written under `books/`, and its bytes.
+fn the_book(root: &TempDir) -> (String, Vec<u8>) {
+    let books: Vec<_> = std::fs::read_dir(root.join("books"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(books.len(), 1, "one book and no temporary: {books:?}");
+    let name = books[0].file_name().unwrap().to_string_lossy().into_owned();
+    (name, std::fs::read(&books[0]).unwrap())
+}
+
+#[test]
+fn export_book_writes_the_shown_candidates_or_the_ticked_ones() {
+    let root = temp_root("book");
+    let mut seed = 1;
+    let mut made_count = 0;
+    while made_count < 5 {
+        made_count += usize::from(made(&root, 6, "E5", seed).is_some());
+        seed += 1;
+    }
+    let mut h = harness(&root);
+    h.run();
+    // None ticked: the five shown, 4 a page: title, 2 puzzle pages, 1 of solutions.
+    h.get_by_label("Export book…").click();
+    wait_for_label_contains(&mut h, "Wrote a book of 5 puzzles to books/book-");
+    let (name, pdf) = the_book(&root);
+    assert!(
+        name.starts_with("book-") && name.ends_with(".pdf"),
+        "{name}"
+    );
+    assert_eq!(pdf_pages(&pdf), 4);
+    assert!(
+        h.state()
+            .status_text()
+            .is_some_and(|s| s.contains("Wrote a book of 5 puzzles")),
+        "{:?}",
+        h.state().status_text()
+    );
+    // One ticked: a book of that one alone (title, puzzle, solution).
+    h.get_all_by_label("book").nth(2).unwrap().click();
+    h.run();
+    h.get_by_label("Export book…").click();
+    wait_for_label_contains(&mut h, "Wrote a book of 1 puzzle to books/book-");
+    let (_, pdf) = the_book(&root);
+    assert_eq!(pdf_pages(&pdf), 3);
+}
