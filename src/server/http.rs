@@ -44,7 +44,7 @@ mod limit;
 mod run;
 
 use limit::{Client, Limiter, rate_limit};
-pub use limit::{Limits, Rate};
+pub use limit::{Limits, Net, Rate};
 pub use run::{Running, run_until_interrupted, serve, start};
 
 /// The Content-Security-Policy of every response: nothing from elsewhere,
