@@ -974,6 +974,18 @@ impl Test {
     }
 
     /// A request from `from` with these headers and no body.
+    /// Sends `GET /api/s/pilot` from each peer with its `X-Forwarded-For`,
+    /// in order, and checks each answer's status.
+    async fn forwarded_answers(&self, cases: &[(&str, &str, StatusCode)]) {
+        for &(peer, forwarded, status) in cases {
+            let headers = [("x-forwarded-for", forwarded)];
+            let r = self
+                .with_headers(peer, "GET", "/api/s/pilot", &headers)
+                .await;
+            assert_eq!(r.status, status, "{peer} {forwarded}: {}", r.json);
+        }
+    }
+
     async fn with_headers(
         &self,
         from: &str,
@@ -1072,7 +1084,7 @@ async fn behind_a_trusted_proxy_each_forwarded_client_is_limited_alone() {
     // The peer, its X-Forwarded-For, and the answer, in order: Caddy
     // appends the client, so the last entry is the one believed; a peer that
     // is not this machine's proxy is its own address, whatever it says.
-    for (peer, forwarded, status) in [
+    t.forwarded_answers(&[
         ("127.0.0.1", "9.9.9.9, 1.1.1.1", ok),
         ("127.0.0.1", "9.9.9.9, 1.1.1.1", ok),
         ("127.0.0.1", "1.1.1.1", slow_down),
@@ -1084,11 +1096,8 @@ async fn behind_a_trusted_proxy_each_forwarded_client_is_limited_alone() {
         ("::ffff:127.0.0.1", "7.7.7.7", ok),
         ("::ffff:127.0.0.1", "7.7.7.7", ok),
         ("127.0.0.1", "7.7.7.7", slow_down),
-    ] {
-        let headers = [("x-forwarded-for", forwarded)];
-        let r = t.with_headers(peer, "GET", "/api/s/pilot", &headers).await;
-        assert_eq!(r.status, status, "{peer} {forwarded}: {}", r.json);
-    }
+    ])
+    .await;
     // Joins: one per client address, and the cookie is Secure over HTTPS.
     let https = [
         ("x-forwarded-for", "4.4.4.4"),
@@ -1138,7 +1147,7 @@ async fn behind_a_trusted_proxy_each_forwarded_client_is_limited_alone() {
             ..proxied
         },
     );
-    for (peer, forwarded, status) in [
+    t.forwarded_answers(&[
         ("10.9.8.7", "1.1.1.1", ok),
         ("10.9.8.7", "1.1.1.1", ok),
         ("10.1.1.1", "1.1.1.1", slow_down),
@@ -1146,11 +1155,8 @@ async fn behind_a_trusted_proxy_each_forwarded_client_is_limited_alone() {
         ("127.0.0.1", "3.3.3.3", ok),
         ("127.0.0.1", "4.4.4.4", ok),
         ("127.0.0.1", "5.5.5.5", slow_down),
-    ] {
-        let headers = [("x-forwarded-for", forwarded)];
-        let r = t.with_headers(peer, "GET", "/api/s/pilot", &headers).await;
-        assert_eq!(r.status, status, "{peer} {forwarded}: {}", r.json);
-    }
+    ])
+    .await;
 }
 
 #[tokio::test]
