@@ -1198,6 +1198,23 @@ fn serve_prints_the_link_and_the_secret_answers_and_stops_on_sigint() {
         "{}",
         text(&out.stderr)
     );
+    let out = boaf(
+        &[
+            "serve",
+            "--trusted-proxy",
+            "10.0.0.0/8,10.0.0.0/33",
+            "--db",
+            &db,
+        ],
+        "",
+    );
+    assert!(
+        text(&out.stderr).contains(
+            "--trusted-proxy: \"10.0.0.0/33\" is not an address nor a network (10.0.0.0/8, 192.168.1.5, ::1)"
+        ),
+        "{}",
+        text(&out.stderr)
+    );
     let help = text(&boaf(&["serve", "--help"], "").stdout);
     assert!(
         help.contains("--trusted-proxy") && help.contains("X-Forwarded-For"),

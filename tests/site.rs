@@ -455,6 +455,17 @@ async fn a_player_solves_a_linked_puzzle_and_the_daily_one_in_a_real_browser() {
     c.goto(&format!("{base}/play.html")).await.unwrap();
     ready(&c, "bad").await;
     assert!(text(&c, "#bad-message").await.contains("has no puzzle id"));
+    // Not percent-encoding: decoding it throws, which once left a blank page.
+    for broken in ["%ZZ", "%E0%A4"] {
+        c.goto(&format!("{base}/play.html?{broken}#{broken}"))
+            .await
+            .unwrap();
+        ready(&c, "bad").await;
+        assert_eq!(
+            text(&c, "#bad-message").await,
+            "This link's puzzle id is not valid: it has a % not followed by a character's code."
+        );
+    }
 
     // board.js reads every id the engine writes, on grids of every shape.
     let (ids, want): (Vec<String>, Vec<Value>) = random_ids(300).into_iter().unzip();

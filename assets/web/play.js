@@ -38,12 +38,20 @@ function today() {
   return /^\d{4}-\d{2}-\d{2}$/.test(asked) ? asked : isoDate(new Date());
 }
 
-/** The id in the link: after the `#`, or the path after `/p/`. */
+/**
+ * The id in the link: after the `#`, or the path after `/p/`; null when it
+ * is not valid percent-encoding (`%ZZ`, half a character), which the page
+ * says rather than going blank.
+ */
 function linkId() {
-  const hash = decodeURIComponent(location.hash.slice(1));
-  if (hash !== "") return hash;
-  const at = location.pathname.indexOf("/p/");
-  return at >= 0 ? decodeURIComponent(location.pathname.slice(at + 3)) : "";
+  try {
+    const hash = decodeURIComponent(location.hash.slice(1));
+    if (hash !== "") return hash;
+    const at = location.pathname.indexOf("/p/");
+    return at >= 0 ? decodeURIComponent(location.pathname.slice(at + 3)) : "";
+  } catch {
+    return null;
+  }
 }
 
 function loadStats() {
@@ -210,6 +218,7 @@ async function start() {
     link = new URL(`play.html#${id}`, location.href).href;
   } else {
     id = linkId();
+    if (id === null) return bad("This link's puzzle id is not valid: it has a % not followed by a character's code.");
     if (id === "") return bad("This link has no puzzle id: it should end in # and the id.");
   }
   let deal;

@@ -192,6 +192,10 @@ async function next() {
     store();
     $("code").textContent = json.completion_code ?? "";
     $("code-line").hidden = !json.completion_code;
+    // Skipping every puzzle earns no code: say so, not just show none.
+    const none = json.reason === "no_rating";
+    $("saved-line").hidden = none;
+    $("no-rating").hidden = !none;
     show("done");
     return;
   }

@@ -187,13 +187,14 @@ pub struct ServeArgs {
     /// (bursts of three minutes' worth)
     #[arg(long, default_value_t = 10.0)]
     joins_per_minute: f64,
-    /// Behind a reverse proxy on this machine (Caddy): take a loopback
-    /// request's client address from the last X-Forwarded-For entry, and
-    /// mark the rater's cookie Secure when X-Forwarded-Proto is https.
-    /// Without it the headers are ignored and every proxied request counts
-    /// as one address (127.0.0.1)
-    #[arg(long)]
-    trusted_proxy: bool,
+    /// Behind a reverse proxy (Caddy): take a request's client address from
+    /// the last X-Forwarded-For entry when it comes from the proxy, and mark
+    /// the rater's cookie Secure when X-Forwarded-Proto is https. Alone, the
+    /// proxy is on this machine (loopback); else it is at the addresses or
+    /// networks listed (10.0.0.0/8,192.168.1.5). Without it the headers are
+    /// ignored and every proxied request counts as the proxy's address
+    #[arg(long, value_name = "ADDRESSES", num_args = 0..=1, default_missing_value = "")]
+    trusted_proxy: Option<String>,
     #[command(flatten)]
     db: DbArg,
 }
@@ -202,7 +203,7 @@ pub struct ServeArgs {
 /// serves until Ctrl+C.
 #[cfg(feature = "serve")]
 pub fn serve(args: ServeArgs) -> Result<ExitCode> {
-    use boaf_server::http::{Limits, Rate, Server, run_until_interrupted};
+    use boaf_server::http::{Limits, Net, Rate, Server, run_until_interrupted};
     for (flag, rate) in [
         ("--per-address", args.per_address),
         ("--per-rater", args.per_rater),
@@ -212,9 +213,18 @@ pub fn serve(args: ServeArgs) -> Result<ExitCode> {
             anyhow::bail!("{flag} is a number of requests above 0, not {rate}");
         }
     }
+    let trusted_proxies = match args.trusted_proxy.as_deref() {
+        None => Vec::new(),
+        Some("") => Net::loopback(),
+        Some(list) => list
+            .split(',')
+            .map(str::parse)
+            .collect::<Result<Vec<Net>, String>>()
+            .map_err(|e| anyhow::anyhow!("--trusted-proxy: {e}"))?,
+    };
     let limits = Limits {
         joins_per_address: Rate::over(args.joins_per_minute / 60.0, 180.0),
-        trusted_proxy: args.trusted_proxy,
+        trusted_proxies,
         ..Limits::with_rates(args.per_address, args.per_rater)
     };
     let mut store = args.db.open()?;

@@ -67,7 +67,8 @@ pub struct Handed {
     pub rows: u32,
     /// Grid columns.
     pub cols: u32,
-    /// Its place in the rater's list, from 1.
+    /// Which of the rater's `per_rater` puzzles it is, from 1 (the
+    /// skipped do not count).
     pub position: u32,
     /// Each cell's card as the app shows it (`10♥`), row by row; `null`
     /// for an empty cell.
@@ -82,9 +83,22 @@ pub enum Next {
     Puzzle(Handed),
     /// Nothing left: the rater is done.
     Done {
-        /// The completion code, if the study has one.
+        /// The completion code, if the study has one and the rater earned it.
         completion_code: Option<String>,
+        /// Whether the rater rated a puzzle played (and so earned the code).
+        reason: DoneReason,
     },
+}
+
+/// Why a rater is done, as the page explains it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DoneReason {
+    /// The rater rated at least one puzzle with a move played.
+    Rated,
+    /// The rater skipped every puzzle (or rated only without a move): no
+    /// completion code.
+    NoRating,
 }
 
 /// A rating as a rater submits it (the JSON body of a submission).

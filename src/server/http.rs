@@ -2,7 +2,8 @@
 //! designer's admin endpoints behind a bearer secret, and the rater's page
 //! with its assets ([`crate::page`]). Each request is bounded (body size,
 //! rates per token, per address and of joins: `http/limit.rs`), each connection
-//! too (a header timeout, a cap on connections, a stop deadline: `http/run.rs`);
+//! too (timeouts on the headers and the whole request, caps on connections
+//! in all and per address, a stop deadline: `http/run.rs`);
 //! every refusal is a 4xx with a JSON `{"error": …}` that says what is
 //! wrong, and nothing of it is stored.
 //!
@@ -44,7 +45,7 @@ mod limit;
 mod run;
 
 use limit::{Client, Limiter, rate_limit};
-pub use limit::{Limits, Rate};
+pub use limit::{Limits, Net, Rate};
 pub use run::{Running, run_until_interrupted, serve, start};
 
 /// The Content-Security-Policy of every response: nothing from elsewhere,

@@ -6,8 +6,8 @@
 //! the HTTP server store by the same rules, and nothing partial is stored.
 
 use crate::answers::{
-    Audit, Counts, Handed, NewStudy, Next, OwnRating, Progress, PuzzleCount, Rater, RaterCount,
-    Stored, Study, Submission,
+    Audit, Counts, DoneReason, Handed, NewStudy, Next, OwnRating, Progress, PuzzleCount, Rater,
+    RaterCount, Stored, Study, Submission,
 };
 use crate::limits::{check_nickname, check_notes, check_pid, check_study_name};
 use boaf_core::engine::card::Card;
@@ -464,8 +464,10 @@ impl Store {
     /// The rater's puzzle: the one in progress if any, else a new one,
     /// least rated first (counting those handed out and not yet rated or
     /// skipped, so raters at the same moment spread out), ties at random;
-    /// never one the rater had. Done after `per_rater` puzzles, or when the
-    /// study has no more for this rater.
+    /// never one the rater had. Skips do not count towards `per_rater`, up
+    /// to as many again: done after `per_rater` rated or skipped, or when
+    /// the study has no more for this rater. The completion code needs a
+    /// rating of a puzzle the rater played at least one move in.
     pub fn next(
         &mut self,
         study: &str,
@@ -485,22 +487,29 @@ impl Store {
         if let Some(p) = current {
             return Ok(Next::Puzzle(handed(&tx, rater, p)?));
         }
-        let had: u32 = tx.query_row(
-            "SELECT COUNT(*) FROM assignments WHERE rater = ?1",
+        let (had, rated, skipped): (u32, u32, u32) = tx.query_row(
+            "SELECT COUNT(*), COUNT(*) FILTER (WHERE state = 'rated'),
+                 COUNT(*) FILTER (WHERE state = 'skipped')
+             FROM assignments WHERE rater = ?1",
             [rater.id],
-            |r| r.get(0),
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
         )?;
-        // The code is for a rater who rated at least one puzzle: skipping
-        // every puzzle does not earn it.
-        let rated: u32 = tx.query_row(
-            "SELECT COUNT(*) FROM assignments WHERE rater = ?1 AND state = 'rated'",
+        // The code is for a rater who played: skipping every puzzle, or
+        // rating without a move (an empty log), does not earn it.
+        let played: u32 = tx.query_row(
+            "SELECT COUNT(*) FROM ratings WHERE rater = ?1 AND moves > 0",
             [rater.id],
             |r| r.get(0),
         )?;
         let done = Next::Done {
-            completion_code: study.completion_code.clone().filter(|_| rated > 0),
+            completion_code: study.completion_code.clone().filter(|_| played > 0),
+            reason: if played > 0 {
+                DoneReason::Rated
+            } else {
+                DoneReason::NoRating
+            },
         };
-        if had >= study.per_rater {
+        if rated >= study.per_rater || skipped >= study.per_rater {
             return Ok(done);
         }
         let loads: Vec<(i64, u32)> = tx
@@ -835,9 +844,10 @@ struct Head {
 
 /// A puzzle handed to a rater, with its cards as the app shows them.
 fn handed(conn: &Connection, rater: &Rater, puzzle: i64) -> Result<Handed, StoreError> {
+    // The skipped do not count towards `per_rater`, nor in the position.
     let position: u32 = conn.query_row(
-        "SELECT position FROM assignments WHERE rater = ?1 AND puzzle = ?2",
-        params![rater.id, puzzle],
+        "SELECT COUNT(*) + 1 FROM assignments WHERE rater = ?1 AND state = 'rated'",
+        [rater.id],
         |r| r.get(0),
     )?;
     let state = puzzle_state(conn, puzzle)?;

@@ -156,13 +156,17 @@ fn check_times(log: &PlayLog) -> Result<(), PlayLogError> {
 /// Its active time may not exceed the time since the hand-out (with
 /// [`SLACK_MS`]); its times are then clipped, not refused: the wall time to
 /// the time since the hand-out, both to [`MAX_MS`], so a tab left open for
-/// days still stores its rating (with a day of active time at most).
+/// days still stores its rating (with a day of active time at most). A
+/// negative `since_ms` (the server's clock stepped back) skips the check.
 pub fn replay_handed(
     deal: State,
     log: &PlayLog,
     since_ms: f64,
 ) -> Result<PlayRecord, PlayLogError> {
-    let since_ms = since_ms.max(0.0);
+    // A negative time since the hand-out is the server's clock stepped
+    // back (NTP): the hand-out check cannot be made, the day's cap still is.
+    let stepped_back = since_ms < 0.0;
+    let since_ms = if stepped_back { MAX_MS } else { since_ms };
     for (name, ms) in [("active_ms", log.active_ms), ("wall_ms", log.wall_ms)] {
         if !ms.is_finite() || ms < 0.0 {
             return Err(PlayLogError::BadTime(format!(
@@ -170,7 +174,7 @@ pub fn replay_handed(
             )));
         }
     }
-    if log.active_ms > since_ms + SLACK_MS {
+    if !stepped_back && log.active_ms > since_ms + SLACK_MS {
         return Err(PlayLogError::BeforeHandOut {
             active_ms: log.active_ms,
             since_ms: since_ms.round(),
@@ -381,6 +385,12 @@ mod tests {
         // A wall time past the hand-out (the page's clock jumped) is clipped too.
         let r = replay_handed(deal.clone(), &times(2_000.0, two_days), 3_000.0).unwrap();
         assert_eq!(r.seconds, 2.0);
+        // The server's clock stepped back since the hand-out: no hand-out
+        // check, only the day's cap.
+        let r = replay_handed(deal.clone(), &times(60_000.0, 90_000.0), -30_000.0).unwrap();
+        assert_eq!(r.seconds, 60.0);
+        let r = replay_handed(deal.clone(), &times(1.5 * MAX_MS, two_days), -1.0).unwrap();
+        assert_eq!(r.seconds, 86_400.0);
         // What is no time at all is still refused.
         assert!(matches!(
             replay_handed(deal, &times(f64::NAN, 1.0), 3_000.0),

@@ -1,33 +1,84 @@
-//! Serving: the accept loop (a cap on connections at once, a timeout on a
-//! request's headers), the graceful stop with a deadline, and [`Running`],
-//! a server on a thread of its own for `boaf serve` and the app.
+//! Serving: the accept loop (a cap on connections at once, and on those of
+//! one client address; a timeout on a request's headers, and on the whole
+//! request), the graceful stop with a deadline, and [`Running`], a server
+//! on a thread of its own for `boaf serve` and the app.
 
-use super::{Server, router};
+use super::limit::{client_key, is_trusted};
+use super::{ApiError, Server, router};
 use axum::body::Body;
 use axum::extract::ConnectInfo;
+use axum::http::StatusCode;
+use axum::response::IntoResponse;
 use hyper::body::Incoming;
 use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
+use std::collections::HashMap;
 use std::future::Future;
-use std::net::SocketAddr;
-use std::sync::Arc;
+use std::net::{IpAddr, SocketAddr};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::{Semaphore, watch};
 use tokio::task::JoinSet;
 use tower::Service;
 
+/// The connections open per client address (its bucket key).
+type Open = Arc<Mutex<HashMap<IpAddr, usize>>>;
+
+/// One connection counted in [`Open`], uncounted when dropped.
+struct Counted {
+    open: Open,
+    key: IpAddr,
+}
+
+impl Counted {
+    /// Counts a connection from `key`, or none when it has `cap` open.
+    fn new(open: &Open, key: IpAddr, cap: usize) -> Option<Counted> {
+        let mut map = open.lock().unwrap_or_else(|p| p.into_inner());
+        let n = map.entry(key).or_insert(0);
+        if *n >= cap {
+            return None;
+        }
+        *n += 1;
+        Some(Counted {
+            open: open.clone(),
+            key,
+        })
+    }
+}
+
+impl Drop for Counted {
+    fn drop(&mut self) {
+        let mut map = self.open.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(n) = map.get_mut(&self.key) {
+            *n -= 1;
+            if *n == 0 {
+                map.remove(&self.key);
+            }
+        }
+    }
+}
+
+/// What a connection over its address's cap is told before it is closed.
+const TOO_MANY_CONNECTIONS: &[u8] = b"HTTP/1.1 429 Too Many Requests\r\n\
+content-type: application/json\r\nconnection: close\r\ncontent-length: 59\r\n\r\n\
+{\"error\":\"too many connections from your address at once\"}\n";
+
 /// Serves until `shutdown` completes, then finishes the requests under way
 /// (graceful shutdown) for at most the limits' stop deadline, and drops the
 /// connections still open. At most the limits' connections are served at
-/// once; a client that takes longer than the header timeout to send a
-/// request's headers is dropped (slowloris).
+/// once, and the limits' connections per address from a client that is not
+/// a trusted proxy (more are refused); a client that takes longer than the
+/// header timeout to send a request's headers is dropped (slowloris), one
+/// whose request takes longer than the request timeout (a body trickled
+/// in) is answered 408 and dropped.
 pub async fn serve(
     listener: tokio::net::TcpListener,
     server: Arc<Server>,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    let limits = server.limits;
+    let limits = server.limits.clone();
     let app = router(server);
+    let open: Open = Arc::default();
     let slots = Arc::new(Semaphore::new(limits.connections.max(1)));
     let (stopping, stop) = watch::channel(false);
     let mut connections = JoinSet::new();
@@ -52,18 +103,51 @@ pub async fn serve(
                 continue;
             }
         };
+        let counted = if is_trusted(peer.ip(), &limits.trusted_proxies) {
+            None
+        } else {
+            let key = client_key(peer.ip());
+            match Counted::new(&open, key, limits.connections_per_address) {
+                Some(c) => Some(c),
+                None => {
+                    // Told once without waiting for a client that reads slowly.
+                    let _ = stream.try_write(TOO_MANY_CONNECTIONS);
+                    continue;
+                }
+            }
+        };
         let app = app.clone();
+        let request_timeout = limits.request_timeout;
         let service = hyper::service::service_fn(move |request: hyper::Request<Incoming>| {
             let mut request = request.map(Body::new);
             request.extensions_mut().insert(ConnectInfo(peer));
-            app.clone().call(request)
+            let answer = app.clone().call(request);
+            async move {
+                match tokio::time::timeout(request_timeout, answer).await {
+                    Ok(answer) => answer,
+                    Err(_) => {
+                        let mut r = ApiError::new(
+                            StatusCode::REQUEST_TIMEOUT,
+                            format!("the request took over {request_timeout:?}: send it whole"),
+                        )
+                        .into_response();
+                        r.headers_mut().insert(
+                            axum::http::header::CONNECTION,
+                            axum::http::HeaderValue::from_static("close"),
+                        );
+                        Ok(r)
+                    }
+                }
+            }
         });
         let mut stop = stop.clone();
+        let header_timeout = limits.header_timeout;
         connections.spawn(async move {
             let _slot = slot;
+            let _counted = counted;
             let connection = http1::Builder::new()
                 .timer(TokioTimer::new())
-                .header_read_timeout(limits.header_timeout)
+                .header_read_timeout(header_timeout)
                 .serve_connection(TokioIo::new(stream), service);
             tokio::pin!(connection);
             tokio::select! {

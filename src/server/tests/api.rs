@@ -15,7 +15,7 @@ use boaf_core::engine::state::{Move, State};
 use boaf_core::generator::pipeline::Candidate;
 use boaf_core::study::ratings::{parse_ratings, ratings_csv};
 use boaf_server::answers::NewStudy;
-use boaf_server::http::{CSP, Limits, Rate, Server, router};
+use boaf_server::http::{CSP, Limits, Net, Rate, Server, router};
 use boaf_server::store::Store;
 use serde_json::{Value, json};
 use std::net::SocketAddr;
@@ -105,7 +105,7 @@ impl Test {
     }
 
     fn app(&self, from: &str) -> Router {
-        let addr: SocketAddr = format!("{from}:5000").parse().unwrap();
+        let addr = SocketAddr::new(from.parse().unwrap(), 5000);
         router(self.server.clone()).layer(MockConnectInfo(addr))
     }
 
@@ -408,7 +408,7 @@ async fn a_full_round_from_a_study_to_its_exported_rows() {
         let done = t.call("GET", "/api/s/pilot/next", Some(cookie), None).await;
         assert_eq!(
             done.json,
-            json!({"status": "done", "completion_code": "C0DE42"})
+            json!({"status": "done", "completion_code": "C0DE42", "reason": "rated"})
         );
     }
     let p = t
@@ -974,6 +974,18 @@ impl Test {
     }
 
     /// A request from `from` with these headers and no body.
+    /// Sends `GET /api/s/pilot` from each peer with its `X-Forwarded-For`,
+    /// in order, and checks each answer's status.
+    async fn forwarded_answers(&self, cases: &[(&str, &str, StatusCode)]) {
+        for &(peer, forwarded, status) in cases {
+            let headers = [("x-forwarded-for", forwarded)];
+            let r = self
+                .with_headers(peer, "GET", "/api/s/pilot", &headers)
+                .await;
+            assert_eq!(r.status, status, "{peer} {forwarded}: {}", r.json);
+        }
+    }
+
     async fn with_headers(
         &self,
         from: &str,
@@ -1064,15 +1076,15 @@ async fn behind_a_trusted_proxy_each_forwarded_client_is_limited_alone() {
     let proxied = Limits {
         per_address: two,
         joins_per_address: one,
-        trusted_proxy: true,
+        trusted_proxies: Net::loopback(),
         ..lenient()
     };
-    let t = Test::new(1, 1, proxied);
+    let t = Test::new(1, 1, proxied.clone());
     let (ok, slow_down) = (StatusCode::OK, StatusCode::TOO_MANY_REQUESTS);
     // The peer, its X-Forwarded-For, and the answer, in order: Caddy
     // appends the client, so the last entry is the one believed; a peer that
     // is not this machine's proxy is its own address, whatever it says.
-    for (peer, forwarded, status) in [
+    t.forwarded_answers(&[
         ("127.0.0.1", "9.9.9.9, 1.1.1.1", ok),
         ("127.0.0.1", "9.9.9.9, 1.1.1.1", ok),
         ("127.0.0.1", "1.1.1.1", slow_down),
@@ -1080,11 +1092,12 @@ async fn behind_a_trusted_proxy_each_forwarded_client_is_limited_alone() {
         ("10.0.0.5", "2.2.2.2", ok),
         ("10.0.0.5", "2.2.2.2", ok),
         ("10.0.0.5", "3.3.3.3", slow_down),
-    ] {
-        let headers = [("x-forwarded-for", forwarded)];
-        let r = t.with_headers(peer, "GET", "/api/s/pilot", &headers).await;
-        assert_eq!(r.status, status, "{peer} {forwarded}: {}", r.json);
-    }
+        // A dual-stack socket's IPv4-mapped loopback is this machine too.
+        ("::ffff:127.0.0.1", "7.7.7.7", ok),
+        ("::ffff:127.0.0.1", "7.7.7.7", ok),
+        ("127.0.0.1", "7.7.7.7", slow_down),
+    ])
+    .await;
     // Joins: one per client address, and the cookie is Secure over HTTPS.
     let https = [
         ("x-forwarded-for", "4.4.4.4"),
@@ -1113,8 +1126,8 @@ async fn behind_a_trusted_proxy_each_forwarded_client_is_limited_alone() {
         1,
         1,
         Limits {
-            trusted_proxy: false,
-            ..proxied
+            trusted_proxies: Vec::new(),
+            ..proxied.clone()
         },
     );
     let r = t.join_via(&https).await;
@@ -1123,6 +1136,62 @@ async fn behind_a_trusted_proxy_each_forwarded_client_is_limited_alone() {
     let other = [("x-forwarded-for", "6.6.6.6")];
     let r = t.join_via(&other).await;
     r.refused(StatusCode::TOO_MANY_REQUESTS, "too many joins");
+
+    // A proxy on another host is trusted by its address (`--trusted-proxy
+    // 10.0.0.0/8`), and this machine is then not.
+    let t = Test::new(
+        1,
+        1,
+        Limits {
+            trusted_proxies: vec!["10.0.0.0/8".parse().unwrap()],
+            ..proxied
+        },
+    );
+    t.forwarded_answers(&[
+        ("10.9.8.7", "1.1.1.1", ok),
+        ("10.9.8.7", "1.1.1.1", ok),
+        ("10.1.1.1", "1.1.1.1", slow_down),
+        ("10.1.1.1", "2.2.2.2", ok),
+        ("127.0.0.1", "3.3.3.3", ok),
+        ("127.0.0.1", "4.4.4.4", ok),
+        ("127.0.0.1", "5.5.5.5", slow_down),
+    ])
+    .await;
+}
+
+#[tokio::test]
+async fn a_percent_encoded_study_name_is_refused_before_it_can_dodge_the_rater_limit() {
+    let limits = Limits {
+        per_token: Rate {
+            burst: 2.0,
+            per_second: 0.001,
+        },
+        ..lenient()
+    };
+    let t = Test::new(1, 1, limits);
+    let (c, _) = t.join("", "").await;
+    // The router would decode `%70ilot` to `pilot`; the limiter would look
+    // for the cookie `boaf_%70ilot` and charge no rater.
+    for path in [
+        "/api/s/%70ilot/next",
+        "/api/s/%70ilot/progress",
+        "/s/%70ilot",
+        "/api/s/pil%20ot",
+    ] {
+        let r = t.call("GET", path, Some(&c), None).await;
+        r.refused(StatusCode::NOT_FOUND, "no study");
+    }
+    // The plain name is the rater's, limited to its burst of 2.
+    for _ in 0..2 {
+        let r = t.call("GET", "/api/s/pilot/progress", Some(&c), None).await;
+        assert_eq!(r.status, StatusCode::OK, "{}", r.json);
+    }
+    let r = t
+        .call("GET", "/api/s/%70ilot/progress", Some(&c), None)
+        .await;
+    r.refused(StatusCode::NOT_FOUND, "no study");
+    let r = t.call("GET", "/api/s/pilot/progress", Some(&c), None).await;
+    r.refused(StatusCode::TOO_MANY_REQUESTS, "rater token");
 }
 
 #[tokio::test]
@@ -1230,7 +1299,7 @@ async fn the_completion_code_needs_one_rated_puzzle() {
     let done = t.call("GET", "/api/s/pilot/next", Some(&c), None).await;
     assert_eq!(
         done.json,
-        json!({"status": "done", "completion_code": null})
+        json!({"status": "done", "completion_code": null, "reason": "no_rating"})
     );
     // One rated and one skipped: the code.
     let (d, id, k) = t.first_puzzle("", "").await;
@@ -1243,8 +1312,74 @@ async fn the_completion_code_needs_one_rated_puzzle() {
     let done = t.call("GET", "/api/s/pilot/next", Some(&d), None).await;
     assert_eq!(
         done.json,
-        json!({"status": "done", "completion_code": "C0DE42"})
+        json!({"status": "done", "completion_code": "C0DE42", "reason": "rated"})
     );
+}
+
+#[tokio::test]
+async fn skips_do_not_count_up_to_per_rater_and_a_rating_without_a_move_earns_no_code() {
+    let t = Test::new(6, 2, lenient());
+    let position = |r: &Reply| r.json["position"].as_u64();
+    // One skipped, then two rated: three puzzles, numbered 1, 1, 2.
+    let (a, first, _) = t.first_puzzle("", "").await;
+    t.skip(&a, first).await;
+    let r = t.call("GET", "/api/s/pilot/next", Some(&a), None).await;
+    assert_eq!(position(&r), Some(1), "{}", r.json);
+    for n in 1..=2 {
+        let (id, k) = t.next(&a).await.expect("another puzzle after a skip");
+        let body = t.won(&format!("a{n}"), id, k, json!(5), "");
+        assert_eq!(t.rate(&a, &body).await.status, StatusCode::CREATED);
+    }
+    let done = t.call("GET", "/api/s/pilot/next", Some(&a), None).await;
+    assert_eq!(
+        done.json,
+        json!({"status": "done", "completion_code": "C0DE42", "reason": "rated"})
+    );
+    let p = t.call("GET", "/api/s/pilot/progress", Some(&a), None).await;
+    assert_eq!(
+        (p.json["rated"].as_u64(), p.json["skipped"].as_u64()),
+        (Some(2), Some(1))
+    );
+    // Skipping per_rater puzzles is the cap, though four remain: done,
+    // and told why there is no code.
+    let (b, _) = t.join("", "").await;
+    for _ in 0..2 {
+        let (id, _) = t.next(&b).await.expect("a puzzle");
+        assert_eq!(t.skip(&b, id).await.status, StatusCode::OK);
+    }
+    let done = t.call("GET", "/api/s/pilot/next", Some(&b), None).await;
+    assert_eq!(
+        done.json,
+        json!({"status": "done", "completion_code": null, "reason": "no_rating"})
+    );
+    // Ratings of puzzles without a move played (an empty log) are stored
+    // but earn no code.
+    let (c, _) = t.join("", "").await;
+    for n in 1..=2 {
+        let (id, _) = t.next(&c).await.expect("a puzzle");
+        let empty = json!({ "events": [], "active_ms": 0.0, "wall_ms": 0.0, "solved": false });
+        let body = submission(&format!("c{n}"), id, empty, json!(7), "");
+        assert_eq!(t.rate(&c, &body).await.status, StatusCode::CREATED);
+    }
+    let done = t.call("GET", "/api/s/pilot/next", Some(&c), None).await;
+    assert_eq!(
+        done.json,
+        json!({"status": "done", "completion_code": null, "reason": "no_rating"})
+    );
+    // One move played is enough.
+    let (d, _) = t.join("", "").await;
+    let (id, k) = t.next(&d).await.unwrap();
+    let m = t.deals[k].1[0];
+    let one = json!({ "events": [{"kind": "move", "from": m.from, "to": m.to}],
+        "active_ms": 100.0, "wall_ms": 100.0, "solved": false });
+    let body = submission("d1", id, one, json!(3), "");
+    assert_eq!(t.rate(&d, &body).await.status, StatusCode::CREATED);
+    let (id, _) = t.next(&d).await.unwrap();
+    t.skip(&d, id).await;
+    let (id, _) = t.next(&d).await.unwrap();
+    t.skip(&d, id).await;
+    let done = t.call("GET", "/api/s/pilot/next", Some(&d), None).await;
+    assert_eq!(done.json["completion_code"], "C0DE42");
 }
 
 #[tokio::test]
@@ -1252,7 +1387,7 @@ async fn an_extractors_refusal_is_json_like_every_other() {
     let t = Test::new(1, 1, lenient());
     // A path that is not UTF-8, a query of the wrong shape, a missing asset.
     for (method, uri, status, says) in [
-        ("GET", "/api/s/%FF/next", StatusCode::BAD_REQUEST, "UTF-8"),
+        ("GET", "/assets/web/%FF", StatusCode::BAD_REQUEST, "UTF-8"),
         (
             "POST",
             "/api/s/pilot/join?pid=a&pid=b",
@@ -1393,6 +1528,88 @@ fn a_stop_does_not_wait_past_its_deadline_for_a_connection_held_open() {
     // The held connection was dropped.
     let (_, after) = read_until_closed(&mut held, Duration::from_secs(2));
     assert!(after < Duration::from_secs(1), "{after:?}");
+}
+
+#[test]
+fn a_body_trickled_in_is_cut_off_after_the_request_timeout() {
+    use std::io::Write;
+    let (server, _dir) = running(Limits {
+        request_timeout: Duration::from_secs(1),
+        ..lenient()
+    });
+    let mut slow = std::net::TcpStream::connect(server.addr()).unwrap();
+    slow.write_all(
+        b"POST /api/s/pilot/join HTTP/1.1\r\nHost: boaf\r\n\
+          Content-Type: application/json\r\nContent-Length: 65536\r\n\r\n{",
+    )
+    .unwrap();
+    // A byte every 100 ms: the headers are in, the body never ends.
+    let trickle = slow.try_clone().unwrap();
+    std::thread::spawn(move || {
+        let mut trickle = trickle;
+        for _ in 0..100 {
+            std::thread::sleep(Duration::from_millis(100));
+            if trickle.write_all(b" ").is_err() {
+                break;
+            }
+        }
+    });
+    let (reply, took) = read_until_closed(&mut slow, Duration::from_secs(5));
+    assert!(
+        took >= Duration::from_millis(900) && took < Duration::from_secs(3),
+        "{took:?}"
+    );
+    assert!(reply.starts_with("HTTP/1.1 408"), "{reply}");
+    assert!(reply.contains("the request took over 1s"), "{reply}");
+    server.stop().unwrap();
+}
+
+#[test]
+fn connections_from_one_address_over_its_cap_are_refused() {
+    use std::io::Write;
+    let (server, _dir) = running(Limits {
+        connections_per_address: 2,
+        ..lenient()
+    });
+    let idle: Vec<std::net::TcpStream> = (0..2)
+        .map(|_| std::net::TcpStream::connect(server.addr()).unwrap())
+        .collect();
+    std::thread::sleep(Duration::from_millis(200));
+    // The third from 127.0.0.1 is told so and closed at once.
+    let mut third = std::net::TcpStream::connect(server.addr()).unwrap();
+    let (reply, took) = read_until_closed(&mut third, Duration::from_secs(2));
+    assert!(took < Duration::from_secs(1), "{took:?}");
+    assert!(reply.starts_with("HTTP/1.1 429"), "{reply}");
+    assert!(
+        reply.ends_with("{\"error\":\"too many connections from your address at once\"}\n"),
+        "{reply}"
+    );
+    // One closed, one more is served.
+    drop(idle);
+    std::thread::sleep(Duration::from_millis(200));
+    let mut ok = std::net::TcpStream::connect(server.addr()).unwrap();
+    ok.write_all(b"GET /api/s/pilot HTTP/1.1\r\nHost: boaf\r\nConnection: close\r\n\r\n")
+        .unwrap();
+    let (reply, _) = read_until_closed(&mut ok, Duration::from_secs(5));
+    assert!(reply.starts_with("HTTP/1.1 200"), "{reply}");
+    // Behind a trusted proxy on this machine, its connections are not capped.
+    server.stop().unwrap();
+    let (server, _dir) = running(Limits {
+        connections_per_address: 2,
+        trusted_proxies: Net::loopback(),
+        ..lenient()
+    });
+    let idle: Vec<std::net::TcpStream> = (0..3)
+        .map(|_| std::net::TcpStream::connect(server.addr()).unwrap())
+        .collect();
+    let mut fourth = std::net::TcpStream::connect(server.addr()).unwrap();
+    fourth
+        .write_all(b"GET /api/s/pilot HTTP/1.1\r\nHost: boaf\r\nConnection: close\r\n\r\n")
+        .unwrap();
+    let (reply, _) = read_until_closed(&mut fourth, Duration::from_secs(5));
+    assert!(reply.starts_with("HTTP/1.1 200"), "{reply}");
+    drop(idle);
+    server.stop().unwrap();
 }
 
 #[test]

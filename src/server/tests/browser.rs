@@ -436,6 +436,24 @@ async fn a_rater_plays_rates_and_resumes_in_a_real_browser() {
         click(&c, "#back").await;
         wait_screen(&c, "play").await;
     }
+    // Its only puzzle skipped: done, and told why there is no code.
+    click(&c, "#to-rate").await;
+    wait_screen(&c, "rate").await;
+    click(&c, "#skip").await;
+    wait_screen(&c, "done").await;
+    let shown = run(
+        &c,
+        "return ['saved-line', 'no-rating', 'code-line']\
+         .map(id => !document.getElementById(id).hidden)",
+        vec![],
+    )
+    .await;
+    assert_eq!(shown, json!([false, true, false]));
+    assert!(
+        text(&c, "#no-rating")
+            .await
+            .starts_with("You skipped every puzzle"),
+    );
 
     c.close().await.unwrap();
     let _ = stop.send(());
