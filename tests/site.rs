@@ -311,6 +311,7 @@ async fn a_player_solves_a_linked_puzzle_and_the_daily_one_in_a_real_browser() {
         [
             "board.js",
             "daily.html",
+            "file-check.js",
             "index.html",
             "play.html",
             "play.js",
@@ -329,10 +330,17 @@ async fn a_player_solves_a_linked_puzzle_and_the_daily_one_in_a_real_browser() {
     assert_eq!(site["puzzles"].as_array().unwrap().len(), 12);
     assert_eq!(site["daily"].as_array().unwrap().len(), 4);
     // The play page and its assets, without the data (the 200 KB).
-    let page_bytes: u64 = ["play.html", "play.js", "board.js", "study.css", "site.css"]
-        .iter()
-        .map(|f| std::fs::metadata(out.join(f)).unwrap().len())
-        .sum();
+    let page_bytes: u64 = [
+        "play.html",
+        "play.js",
+        "board.js",
+        "study.css",
+        "site.css",
+        "file-check.js",
+    ]
+    .iter()
+    .map(|f| std::fs::metadata(out.join(f)).unwrap().len())
+    .sum();
     let data_bytes = data.len();
     eprintln!("the play page and its assets: {page_bytes} bytes; puzzles.js {data_bytes} bytes");
     assert!(page_bytes < 200 * 1024);
@@ -466,6 +474,26 @@ async fn a_player_solves_a_linked_puzzle_and_the_daily_one_in_a_real_browser() {
             "This link's puzzle id is not valid: it has a % not followed by a character's code."
         );
     }
+
+    // Opened from a file, the module scripts never run: the page says how
+    // to open it rather than stay blank.
+    c.goto(&format!(
+        "file://{}/play.html#{}",
+        out.display(),
+        puzzle_id(&first)
+    ))
+    .await
+    .unwrap();
+    ready(&c, "bad").await;
+    assert!(
+        text(&c, "#bad-message")
+            .await
+            .starts_with("This page was opened from a file"),
+        "{}",
+        text(&c, "#bad-message").await
+    );
+    c.goto(&format!("{base}/play.html")).await.unwrap();
+    ready(&c, "bad").await;
 
     // board.js reads every id the engine writes, on grids of every shape.
     let (ids, want): (Vec<String>, Vec<Value>) = random_ids(300).into_iter().unzip();

@@ -13,7 +13,7 @@ pub const STUDY_HTML: &str = include_str!("../../assets/web/study.html");
 pub const PLAY_HTML: &str = include_str!("../../assets/web/play.html");
 
 /// The assets under `/assets/web/`: name, content type and text.
-pub const ASSETS: [(&str, &str, &str); 5] = [
+pub const ASSETS: [(&str, &str, &str); 6] = [
     (
         "board.js",
         "text/javascript; charset=utf-8",
@@ -38,6 +38,11 @@ pub const ASSETS: [(&str, &str, &str); 5] = [
         "site.css",
         "text/css; charset=utf-8",
         include_str!("../../assets/web/site.css"),
+    ),
+    (
+        "file-check.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../../assets/web/file-check.js"),
     ),
 ];
 

@@ -10,11 +10,15 @@ use serde_json::json;
 pub const PLAY_HTML: &str = include_str!("../../../assets/web/play.html");
 
 /// The assets the pages load, by name.
-pub const ASSETS: [(&str, &str); 4] = [
+pub const ASSETS: [(&str, &str); 5] = [
     ("board.js", include_str!("../../../assets/web/board.js")),
     ("play.js", include_str!("../../../assets/web/play.js")),
     ("study.css", include_str!("../../../assets/web/study.css")),
     ("site.css", include_str!("../../../assets/web/site.css")),
+    (
+        "file-check.js",
+        include_str!("../../../assets/web/file-check.js"),
+    ),
 ];
 
 /// The data file's name (a module play.js imports; no fetch, so a page

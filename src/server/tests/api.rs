@@ -944,7 +944,7 @@ async fn the_puzzle_sites_play_page_is_served_at_p_and_its_id() {
         let html = page.json.as_str().unwrap();
         assert!(html.contains("id=\"board\""), "{html}");
         // Its assets come from /assets/web/, whatever the path's depth.
-        for file in ["play.js", "study.css", "site.css"] {
+        for file in ["play.js", "study.css", "site.css", "file-check.js"] {
             assert!(html.contains(&format!("\"/assets/web/{file}\"")), "{file}");
             let a = t
                 .call("GET", &format!("/assets/web/{file}"), None, None)
