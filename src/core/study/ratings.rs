@@ -721,8 +721,10 @@ mod tests {
     #[test]
     fn header_has_every_column_once() {
         let h = header();
-        // 4 lead columns, the 14 features but n, the 11 after them.
-        assert_eq!(h.len(), 4 + 14 + 11);
+        // 5 lead columns (the grade among them), the 14 features but n,
+        // the 11 after them.
+        assert_eq!(h.len(), 5 + 14 + 11);
+        assert_eq!(h.iter().filter(|c| *c == "grade").count(), 1);
         for f in Feature::ALL.map(Feature::column) {
             assert_eq!(h.iter().filter(|c| *c == f).count(), 1, "{f}");
         }
