@@ -15,6 +15,7 @@
 //! soundness of the general forms in seed 000 is not established.
 
 use crate::engine::board::{Board, KeyHasher, Layout, LiveChildren, MoveList};
+use crate::engine::flock_cuts::FlockCuts;
 use crate::engine::limits::{Limits, SearchError};
 use crate::engine::state::MAX_CELLS;
 use crate::engine::state::{Move, State};
@@ -97,6 +98,8 @@ pub struct Solver {
     /// Settled boards of more than 12 stacks (the first plies), by their
     /// 128-bit key: without them every path to a 12-stack board is walked.
     wide: WideMap,
+    /// The flock graph's cut vertices by set of tops, for this layout.
+    flock_cuts: FlockCuts,
     limits: Limits,
     nodes: u64,
     frames: Vec<Frame>,
@@ -131,6 +134,7 @@ impl Solver {
         Solver {
             table: KeyMap::default(),
             wide: WideMap::default(),
+            flock_cuts: FlockCuts::default(),
             limits,
             nodes: 0,
             frames: Vec::new(),
@@ -153,6 +157,7 @@ impl Solver {
     pub fn clear(&mut self) {
         self.table.clear();
         self.wide.clear();
+        self.flock_cuts.clear();
     }
 
     /// Solves a state: a path to one stack, or the proof class of unsolvability.
@@ -263,7 +268,8 @@ impl Solver {
         // Children that pass the cheap tests, ordered by "state flockability"
         // (Neller et al. 2019): keep as many flock edges among the tops as
         // possible, i.e. bury the top with the fewest flock neighbours.
-        let mut live = LiveChildren::new(lay, &board);
+        let cuts = self.flock_cuts.cuts(lay, board.alive());
+        let mut live = LiveChildren::with_flock_cuts(lay, &board, cuts);
         let alive = live.alive();
         frame.children.clear();
         for (at, &mv) in frame.list.as_slice().iter().enumerate() {
