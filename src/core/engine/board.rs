@@ -482,6 +482,18 @@ impl LiveChildren {
         }
     }
 
+    /// The filter for the children of `board` when the flock graph's cut
+    /// vertices among its tops (`flock_cuts`) are already known.
+    #[inline]
+    pub(crate) fn with_flock_cuts(lay: &Layout, board: &Board, flock_cuts: u16) -> LiveChildren {
+        LiveChildren {
+            alive: board.alive(),
+            from_bad: lay.line_table.cuts(board.occ),
+            buried_seen: u16::MAX,
+            buried_bad: flock_cuts,
+        }
+    }
+
     /// The filter for the children of `board` if the board itself passes the
     /// cheap tests, else `None`: the same test as [`crate::engine::solver::classify`],
     /// sharing its table lookups with the filter's.

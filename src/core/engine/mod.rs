@@ -19,6 +19,7 @@ pub mod deal;
 pub mod estimate;
 pub mod feature;
 pub mod features;
+mod flock_cuts;
 pub mod game;
 pub mod halfway;
 pub mod limits;

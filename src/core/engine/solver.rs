@@ -15,6 +15,7 @@
 //! soundness of the general forms in seed 000 is not established.
 
 use crate::engine::board::{Board, KeyHasher, Layout, LiveChildren, MoveList};
+use crate::engine::flock_cuts::FlockCuts;
 use crate::engine::limits::{Limits, SearchError};
 use crate::engine::state::MAX_CELLS;
 use crate::engine::state::{Move, State};
@@ -80,14 +81,25 @@ const ORDERINGS: u8 = 3;
 const CHECK_EVERY: u64 = 4096;
 /// Bytes a table entry costs, counting the hash map's spare room.
 const ENTRY_BYTES: usize = 24;
+/// Most stacks of a board whose packed key fits a `u64`.
+const NARROW: u32 = 12;
+/// Above every ordering score: 256 per card, plus a move count.
+const MAX_SCORE: u32 = 256 * (MAX_CELLS as u32 + 1);
 
 /// A hash map keyed by packed boards.
 type KeyMap<V> = HashMap<u64, V, BuildHasherDefault<KeyHasher>>;
+/// The table of wide boards, keyed by the full packed board.
+type WideMap = HashMap<u128, bool, BuildHasherDefault<KeyHasher>>;
 
 /// A reusable solver; its table can serve many states of one layout.
 pub struct Solver {
-    /// Settled boards: true when solvable.
+    /// Settled boards of at most 12 stacks: true when solvable.
     table: KeyMap<bool>,
+    /// Settled boards of more than 12 stacks (the first plies), by their
+    /// 128-bit key: without them every path to a 12-stack board is walked.
+    wide: WideMap,
+    /// The flock graph's cut vertices by set of tops, for this layout.
+    flock_cuts: FlockCuts,
     limits: Limits,
     nodes: u64,
     frames: Vec<Frame>,
@@ -121,6 +133,8 @@ impl Solver {
     pub fn new(limits: Limits) -> Solver {
         Solver {
             table: KeyMap::default(),
+            wide: WideMap::default(),
+            flock_cuts: FlockCuts::default(),
             limits,
             nodes: 0,
             frames: Vec::new(),
@@ -136,12 +150,14 @@ impl Solver {
 
     /// Bytes the table takes, roughly.
     pub fn table_bytes(&self) -> usize {
-        self.table.capacity() * ENTRY_BYTES
+        self.table.capacity() * ENTRY_BYTES + self.wide.capacity() * 2 * ENTRY_BYTES
     }
 
     /// Forgets every settled board (needed before a state of another layout).
     pub fn clear(&mut self) {
         self.table.clear();
+        self.wide.clear();
+        self.flock_cuts.clear();
     }
 
     /// Solves a state: a path to one stack, or the proof class of unsolvability.
@@ -163,7 +179,7 @@ impl Solver {
             self.budget_end = self.nodes.saturating_add(budget);
             budget = budget.saturating_mul(BUDGET_GROWTH);
             path.clear();
-            match self.search(&lay, board, &mut path, 0) {
+            match self.search_root(&lay, board, &mut path) {
                 Ok(true) => return Ok(Verdict::Solvable(path)),
                 Ok(false) => return Ok(Verdict::Unsolvable(None)),
                 Err(Stop::Budget) => continue,
@@ -182,30 +198,52 @@ impl Solver {
         let mut path = Vec::new();
         self.ordering = 0;
         self.budget_end = u64::MAX;
-        match self.search(lay, board, &mut path, 0) {
+        match self.search_root(lay, board, &mut path) {
             Ok(found) => Ok(found),
             Err(Stop::Error(e)) => Err(e),
             Err(Stop::Budget) => unreachable!("no budget was set"),
         }
     }
 
-    /// Depth-first search from a board that passed the cheap tests. On success
-    /// `path` holds the moves from this board on. (A board stored as solvable
-    /// is only met again by later queries, which do not need the path.)
-    fn search(
+    /// [`Solver::search`] from the root, with the frames lent out of `self`
+    /// (so the search borrows each ply's scratch space instead of moving it).
+    fn search_root(
         &mut self,
         lay: &Layout,
         board: Board,
         path: &mut Vec<Move>,
-        ply: usize,
     ) -> Result<bool, Stop> {
-        if board.stacks() <= 1 {
+        let mut frames = std::mem::take(&mut self.frames);
+        if frames.len() < board.stacks() as usize {
+            frames.resize_with(board.stacks() as usize, Frame::default);
+        }
+        let found = self.search(lay, board, board.pack(), path, &mut frames);
+        self.frames = frames;
+        found
+    }
+
+    /// Depth-first search from a board that passed the cheap tests; `key` is
+    /// its packed key, kept up to date move by move. On success `path` holds
+    /// the moves from this board on. (A board stored as solvable is only met
+    /// again by later queries, which do not need the path.)
+    fn search(
+        &mut self,
+        lay: &Layout,
+        board: Board,
+        key: u128,
+        path: &mut Vec<Move>,
+        frames: &mut [Frame],
+    ) -> Result<bool, Stop> {
+        let stacks = board.stacks();
+        if stacks <= 1 {
             return Ok(true);
         }
-        let key = board.pack64();
-        if let Some(k) = key
-            && let Some(&known) = self.table.get(&k)
-        {
+        let known = if stacks <= NARROW {
+            self.table.get(&(key as u64))
+        } else {
+            self.wide.get(&key)
+        };
+        if let Some(&known) = known {
             return Ok(known);
         }
         self.nodes += 1;
@@ -215,24 +253,26 @@ impl Solver {
         if self.nodes.is_multiple_of(CHECK_EVERY) {
             self.limits.check(self.table_bytes())?;
         }
-        if self.frames.len() <= ply {
-            self.frames.push(Frame::default());
-        }
-        let mut frame = std::mem::take(&mut self.frames[ply]);
+        let (frame, below) = frames
+            .split_first_mut()
+            .expect("a frame for every ply down to two stacks");
         board.moves(lay, &mut frame.list);
+        if stacks == 2 {
+            // Two stacks in line that flock: any move wins.
+            if let Some(&mv) = frame.list.as_slice().first() {
+                path.push(mv);
+                self.remember(stacks, key, true);
+                return Ok(true);
+            }
+        }
         // Children that pass the cheap tests, ordered by "state flockability"
         // (Neller et al. 2019): keep as many flock edges among the tops as
         // possible, i.e. bury the top with the fewest flock neighbours.
-        let mut live = LiveChildren::new(lay, &board);
+        let cuts = self.flock_cuts.cuts(lay, board.alive());
+        let mut live = LiveChildren::with_flock_cuts(lay, &board, cuts);
         let alive = live.alive();
         frame.children.clear();
-        for &mv in frame.list.as_slice() {
-            if board.stacks() == 2 {
-                path.push(mv);
-                self.frames[ply] = frame;
-                self.remember(key, true);
-                return Ok(true);
-            }
+        for (at, &mv) in frame.list.as_slice().iter().enumerate() {
             if live.passes(lay, &board, mv) {
                 let buried = board.top(mv.to as usize).unwrap();
                 let child = board.apply(mv);
@@ -249,37 +289,37 @@ impl Solver {
                     // Most legal moves afterwards first.
                     _ => child.mobility(lay),
                 };
-                frame.children.push((score, mv, child));
+                // Highest score first, ties in move order: one distinct key
+                // each, so an unstable sort gives the stable sort's order.
+                let rank = (MAX_SCORE - score) << 8 | at as u32;
+                frame.children.push((rank, mv, child));
             }
         }
-        // Stable, so equal scores keep move order, as the orderings intend.
-        frame.children.sort_by_key(|c| std::cmp::Reverse(c.0));
+        frame.children.sort_unstable_by_key(|c| c.0);
         let mut found = false;
         for &(_, mv, child) in &frame.children {
             path.push(mv);
-            match self.search(lay, child, path, ply + 1) {
-                Ok(true) => {
-                    found = true;
-                    break;
-                }
-                Ok(false) => {
-                    path.pop();
-                }
-                Err(e) => {
-                    self.frames[ply] = frame;
-                    return Err(e);
-                }
+            let child_key = if stacks <= NARROW {
+                Board::child_key64(key as u64, mv) as u128
+            } else {
+                Board::child_key(key, mv)
+            };
+            if self.search(lay, child, child_key, path, below)? {
+                found = true;
+                break;
             }
+            path.pop();
         }
-        self.frames[ply] = frame;
-        self.remember(key, found);
+        self.remember(stacks, key, found);
         Ok(found)
     }
 
     #[inline]
-    fn remember(&mut self, key: Option<u64>, solvable: bool) {
-        if let Some(k) = key {
-            self.table.insert(k, solvable);
+    fn remember(&mut self, stacks: u32, key: u128, solvable: bool) {
+        if stacks <= NARROW {
+            self.table.insert(key as u64, solvable);
+        } else {
+            self.wide.insert(key, solvable);
         }
     }
 }
