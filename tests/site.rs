@@ -160,8 +160,87 @@ fn bad_input_gets_a_clear_error_naming_the_cause_and_leaves_no_site() {
         "-o",
         out,
     ]);
-    assert!(String::from_utf8_lossy(&o.stderr).contains("is not a site boaf wrote"));
+    assert!(
+        String::from_utf8_lossy(&o.stderr)
+            .contains("holds notes.txt, which is not a file of a site")
+    );
     assert_eq!(names(Path::new(out)), ["notes.txt"]);
+    // A site boaf wrote is replaced, but not once something else is kept in
+    // it (a CNAME, a .git, the store itself): that would be deleted with it.
+    std::fs::remove_file(Path::new(out).join("notes.txt")).unwrap();
+    let again = |extra: &str| {
+        let mut all = vec!["site", store, "--days", "1", "--schedule"];
+        let easy = week.replace(&format!("Mon={scarce}"), "Mon=Easy");
+        all.push(&easy);
+        all.extend(["-o", out]);
+        let o = boaf(&all);
+        (
+            o.status.success(),
+            format!("{extra}: {}", String::from_utf8_lossy(&o.stderr)),
+        )
+    };
+    let (ok, err) = again("into an empty folder");
+    assert!(ok, "{err}");
+    let (ok, err) = again("over its own site");
+    assert!(ok, "{err}");
+    std::fs::write(Path::new(out).join("CNAME"), "puzzles.example").unwrap();
+    let (ok, err) = again("over a site with a CNAME");
+    assert!(!ok && err.contains("holds CNAME"), "{err}");
+    assert!(Path::new(out).join("CNAME").is_file());
+    assert!(Path::new(out).join("play.html").is_file());
+}
+
+#[test]
+fn a_site_shows_only_winnable_deals() {
+    let dir = TempDir::new("site-winnable");
+    let grid = Grid::new(2, 4).unwrap();
+    let energy = builtin().get("E5").unwrap().clone();
+    let lost: Vec<Candidate> = (0..)
+        .map(|number| deal_on(number, grid))
+        .filter(|s| matches!(solve(s), Ok(Verdict::Unsolvable(_))))
+        .take(2)
+        .map(|s| entered_candidate(&s, &energy, true, Limits::default()).unwrap())
+        .collect();
+    let mut mixed = puzzles(3);
+    mixed.extend(lost.iter().cloned());
+    let (store, only_lost) = (dir.join("mixed.jsonl"), dir.join("lost.jsonl"));
+    write_store(&store, &mixed);
+    write_store(&only_lost, &lost);
+    let out = dir.join("site");
+    // Every day asks for the first puzzle's grade, so the one day is met.
+    let g = grade(&mixed[0].features).unwrap();
+    let week = format!("Mon={g},Tue={g},Wed={g},Thu={g},Fri={g},Sat={g},Sun={g}");
+    let o = boaf(&[
+        "site",
+        store.to_str().unwrap(),
+        "--days",
+        "1",
+        "--schedule",
+        &week,
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(err.contains("2 unsolvable puzzles left out"), "{err}");
+    let index = std::fs::read_to_string(out.join("index.html")).unwrap();
+    for c in &lost {
+        assert!(!index.contains(&puzzle_id(&state_of(c))), "{index}");
+    }
+    for c in &mixed[..3] {
+        assert!(index.contains(&puzzle_id(&state_of(c))), "{index}");
+    }
+    let o = boaf(&[
+        "site",
+        only_lost.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("every chosen puzzle is unsolvable"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
 }
 
 /// Serves a folder's files on 127.0.0.1 (one thread, one request a

@@ -74,9 +74,17 @@ impl Folder {
         &self.root
     }
 
-    /// A puzzle book exported on `date` (`YYYY-MM-DD`), under `books/`.
+    /// A new book's file: `books/book-DATE.pdf`, or `book-DATE-2.pdf` and
+    /// on when a book of that day is there already (never overwritten).
     pub fn book_file(&self, date: &str) -> PathBuf {
-        self.root.join("books").join(format!("book-{date}.pdf"))
+        let books = self.root.join("books");
+        (1..)
+            .map(|k| match k {
+                1 => books.join(format!("book-{date}.pdf")),
+                k => books.join(format!("book-{date}-{k}.pdf")),
+            })
+            .find(|p| !p.exists())
+            .expect("a free name")
     }
 
     /// The folder of puzzle stores.

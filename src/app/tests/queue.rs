@@ -342,15 +342,21 @@ fn pdf_pages(pdf: &[u8]) -> usize {
         .count()
 }
 
-/// The one book written under `books/`, and its bytes.
-fn the_book(root: &TempDir) -> (String, Vec<u8>) {
-    let books: Vec<_> = std::fs::read_dir(root.join("books"))
+/// The books written under `books/` (and no temporary), by name, with their bytes.
+fn the_books(root: &TempDir) -> Vec<(String, Vec<u8>)> {
+    let mut books: Vec<_> = std::fs::read_dir(root.join("books"))
         .unwrap()
         .map(|e| e.unwrap().path())
         .collect();
-    assert_eq!(books.len(), 1, "one book and no temporary: {books:?}");
-    let name = books[0].file_name().unwrap().to_string_lossy().into_owned();
-    (name, std::fs::read(&books[0]).unwrap())
+    books.sort();
+    books
+        .iter()
+        .map(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            assert!(name.ends_with(".pdf"), "no temporary: {name}");
+            (name, std::fs::read(p).unwrap())
+        })
+        .collect()
 }
 
 #[test]
@@ -367,12 +373,15 @@ fn export_book_writes_the_shown_candidates_or_the_ticked_ones() {
     // None ticked: the five shown, 4 a page: title, 2 puzzle pages, 1 of solutions.
     h.get_by_label("Export book…").click();
     wait_for_label_contains(&mut h, "Wrote a book of 5 puzzles to books/book-");
-    let (name, pdf) = the_book(&root);
+    let books = the_books(&root);
+    assert_eq!(books.len(), 1);
+    let (name, pdf) = books[0].clone();
     assert!(
         name.starts_with("book-") && name.ends_with(".pdf"),
         "{name}"
     );
     assert_eq!(pdf_pages(&pdf), 4);
+    let first = pdf.clone();
     assert!(
         h.state()
             .status_text()
@@ -385,6 +394,12 @@ fn export_book_writes_the_shown_candidates_or_the_ticked_ones() {
     h.run();
     h.get_by_label("Export book…").click();
     wait_for_label_contains(&mut h, "Wrote a book of 1 puzzle to books/book-");
-    let (_, pdf) = the_book(&root);
+    // A second book of the day is a new file: the first stays as it was.
+    let books = the_books(&root);
+    let names: Vec<&str> = books.iter().map(|(n, _)| n.as_str()).collect();
+    let second = name.replace(".pdf", "-2.pdf");
+    assert_eq!(names, [second.as_str(), name.as_str()]);
+    assert!(books[1].1 == first, "the first book is unchanged");
+    let pdf = books[0].1.clone();
     assert_eq!(pdf_pages(&pdf), 3);
 }

@@ -50,11 +50,24 @@ pub struct SiteArgs {
     out: PathBuf,
 }
 
-/// The site's puzzles in the selection's order, each once (by id).
+/// The site's puzzles in the selection's order, each once (by id), and
+/// only winnable ones: an unsolvable puzzle is left out with a warning.
 fn entries(args: &SiteArgs) -> Result<Vec<Entry>> {
     let mut seen = HashSet::new();
     let mut list = Vec::new();
-    for c in args.selection.select(&args.stores)? {
+    let chosen = args.selection.select(&args.stores)?;
+    let (chosen, unsolvable): (Vec<_>, Vec<_>) =
+        chosen.into_iter().partition(|c| c.features.solvable);
+    if !unsolvable.is_empty() {
+        eprintln!(
+            "warning: {} left out: a site shows only winnable deals",
+            boaf_core::format::plural(unsolvable.len(), "unsolvable puzzle")
+        );
+    }
+    if chosen.is_empty() {
+        bail!("every chosen puzzle is unsolvable: a site shows only winnable deals");
+    }
+    for c in chosen {
         let grid = Grid::new(c.rows, c.cols).with_context(|| format!("puzzle {}", c.puzzle))?;
         let state =
             parse_state(&c.puzzle, Some(grid)).with_context(|| format!("puzzle {}", c.puzzle))?;
@@ -75,13 +88,34 @@ fn entries(args: &SiteArgs) -> Result<Vec<Entry>> {
 /// place: a failure leaves no half-written site. An earlier site at `out`
 /// is replaced; any other non-empty folder is refused.
 fn write_site(out: &Path, files: &[(String, Vec<u8>)]) -> Result<()> {
-    let is_site = out.join(DATA).is_file() && out.join("play.html").is_file();
-    let is_empty = out.read_dir().is_ok_and(|mut d| d.next().is_none());
-    if out.exists() && !is_site && !is_empty {
-        bail!(
-            "{} exists and is not a site boaf wrote: give another --out",
-            out.display()
-        );
+    if out.exists() {
+        // Replacing a folder deletes it: only a site boaf wrote, holding
+        // nothing but a site's own files (a store, a CNAME or a .git kept
+        // there would be lost).
+        let entries = out
+            .read_dir()
+            .with_context(|| format!("reading {}", out.display()))?;
+        let mut has_data = false;
+        for entry in entries {
+            let entry = entry.with_context(|| format!("reading {}", out.display()))?;
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let ours = entry.file_type().is_ok_and(|t| t.is_file())
+                && files.iter().any(|(file, _)| *file == name);
+            if !ours {
+                bail!(
+                    "{} holds {name}, which is not a file of a site boaf writes: \
+                     give another --out (a site's folder is replaced whole)",
+                    out.display()
+                );
+            }
+            has_data |= name == DATA;
+        }
+        if !has_data && out.read_dir().is_ok_and(|mut d| d.next().is_some()) {
+            bail!(
+                "{} exists and is not a site boaf wrote: give another --out",
+                out.display()
+            );
+        }
     }
     let parent = match out.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
