@@ -9,7 +9,7 @@ window.addEventListener("load", () => {
   if (!bad || !message) return;
   message.textContent =
     "This page was opened from a file, and browsers run its scripts only from a web server. " +
-    "Serve the site's folder (any static host, or `python3 -m http.server` in it) and open it over http.";
+    "Serve the site's folder (any static host, or python3 -m http.server in it) and open it over http.";
   bad.hidden = false;
   document.body.dataset.ready = "bad";
 });

@@ -827,10 +827,7 @@ impl Store {
 /// The hand-out time before which an open assignment is stale
 /// ([`STALE_AFTER_SECONDS`]), as the `handed` column writes times.
 fn stale_before() -> String {
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    utc_text(now.saturating_sub(STALE_AFTER_SECONDS))
+    utc_text(boaf_core::generator::pipeline::unix_secs().saturating_sub(STALE_AFTER_SECONDS))
 }
 
 /// A study's row without its counts (see [`Store::head`]).

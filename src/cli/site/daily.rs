@@ -7,7 +7,7 @@
 
 use anyhow::{Result, anyhow, bail};
 use boaf_core::agents::grade::Grade;
-use boaf_core::generator::pipeline::civil_from_days;
+use boaf_core::generator::pipeline::{civil_from_days, unix_secs};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
@@ -70,10 +70,7 @@ impl Day {
 
     /// Today in UTC (the command line has no time zone; pages use the visitor's).
     pub fn today_utc() -> Day {
-        let secs = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs());
-        Day((secs / 86_400) as i64)
+        Day((unix_secs() / 86_400) as i64)
     }
 }
 

@@ -596,12 +596,16 @@ impl Worker {
     }
 }
 
+/// Seconds since 1970 now (0 on a clock set before 1970).
+pub fn unix_secs() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
 /// The current time as `YYYY-MM-DDTHH:MM:SSZ`.
 pub fn utc_now() -> String {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    utc_text(secs)
+    utc_text(unix_secs())
 }
 
 /// The year, month (1–12) and day of the month of a day counted from
