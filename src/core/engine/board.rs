@@ -272,6 +272,11 @@ impl Layout {
         &self.flock
     }
 
+    /// Cell → mask of the other cells in its row or column.
+    pub(crate) fn line_masks(&self) -> &[u16; MAX_CELLS] {
+        &self.line
+    }
+
     /// Card index → mask of card indices of same or adjacent rank.
     pub fn rank_flock_masks(&self) -> &[u16; MAX_CELLS] {
         &self.rank_flock
@@ -392,6 +397,18 @@ impl Board {
             Some(t) => !t.connected(self.alive()),
             None => !connected(self.alive(), &lay.flock),
         }
+    }
+
+    /// A frozen lynchpin: a stack whose cell joins the others' rows and
+    /// columns (a cut vertex of the row/column graph) and whose top joins the
+    /// others' flock graph (a cut vertex of it, among `flock_cuts`). It can
+    /// neither leave its cell nor be buried without splitting one of the
+    /// graphs for good, and every other move keeps each side of both cuts
+    /// alive, so the board is unsolvable.
+    #[inline]
+    pub(crate) fn has_frozen_lynchpin(&self, lay: &Layout, flock_cuts: u16) -> bool {
+        flock_cuts != 0
+            && bits(lay.line_table.cuts(self.occ)).any(|c| flock_cuts >> self.at[c] & 1 == 1)
     }
 
     /// The packed key (layout in the module doc).

@@ -3,7 +3,8 @@
 //! Depth-first search over [`Board`]s with
 //! - pruning by the unsolvable classes of seed 000 that are sound for every
 //!   state: stranded cards and separated flocks (both only get worse as stacks
-//!   merge, so a state that has one stays unsolvable);
+//!   merge, so a state that has one stays unsolvable), and frozen lynchpins
+//!   (a stack that can neither move nor be buried, [`Board::has_frozen_lynchpin`]);
 //! - move ordering by state flockability (Neller et al. 2019): bury the top
 //!   with the fewest flock neighbours, keeping the most flock edges alive;
 //! - restarts with a growing node budget and alternating orderings, which cut
@@ -11,8 +12,8 @@
 //! - a transposition table of the boards already settled, keyed by the packed
 //!   board (boards of more than 12 stacks, the first few plies, are not stored).
 //!
-//! Lynchpin rules are not used: they are not needed for speed here, and the
-//! soundness of the general forms in seed 000 is not established.
+//! Seed 000's general lynchpin rules are not used: their soundness is not
+//! established; the frozen lynchpin is the special case proved sound.
 
 use crate::engine::board::{Board, KeyHasher, Layout, LiveChildren, MoveList};
 use crate::engine::flock_cuts::FlockCuts;
@@ -31,6 +32,9 @@ pub enum UnsolvableClass {
     StrandedCards,
     /// Some tops flock with none of the others (an odd bird is a flock of one).
     SeparatedFlock,
+    /// A stack can neither leave its cell nor be buried (a frozen lynchpin:
+    /// its cell and its top are cut vertices of the row/column and flock graphs).
+    FrozenLynchpin,
 }
 
 impl std::fmt::Display for UnsolvableClass {
@@ -38,6 +42,7 @@ impl std::fmt::Display for UnsolvableClass {
         f.write_str(match self {
             UnsolvableClass::StrandedCards => "stranded cards",
             UnsolvableClass::SeparatedFlock => "separated flock",
+            UnsolvableClass::FrozenLynchpin => "frozen lynchpin",
         })
     }
 }
@@ -167,6 +172,10 @@ impl Solver {
         if let Some(class) = classify(&lay, &board) {
             return Ok(Verdict::Unsolvable(Some(class)));
         }
+        let cuts = self.flock_cuts.cuts(&lay, board.alive());
+        if board.stacks() > 1 && board.has_frozen_lynchpin(&lay, cuts) {
+            return Ok(Verdict::Unsolvable(Some(UnsolvableClass::FrozenLynchpin)));
+        }
         // Search times are heavy-tailed: a poor ordering can sink a solvable
         // deal into a large dead subtree. Restarts with a growing node budget
         // and another ordering cut that tail. Dead boards stay in the table
@@ -269,42 +278,48 @@ impl Solver {
         // (Neller et al. 2019): keep as many flock edges among the tops as
         // possible, i.e. bury the top with the fewest flock neighbours.
         let cuts = self.flock_cuts.cuts(lay, board.alive());
+        if board.has_frozen_lynchpin(lay, cuts) {
+            self.remember(stacks, key, false);
+            return Ok(false);
+        }
         let mut live = LiveChildren::with_flock_cuts(lay, &board, cuts);
         let alive = live.alive();
+        let occ = board.occupied();
         frame.children.clear();
         for (at, &mv) in frame.list.as_slice().iter().enumerate() {
             if live.passes(lay, &board, mv) {
                 let buried = board.top(mv.to as usize).unwrap();
-                let child = board.apply(mv);
+                let flock =
+                    256 * (MAX_CELLS as u32 - (lay.flock_masks()[buried] & alive).count_ones());
                 let score = match self.ordering {
                     // Fewest flock neighbours buried first, ties in move order.
-                    0 => {
-                        256 * (MAX_CELLS as u32 - (lay.flock_masks()[buried] & alive).count_ones())
-                    }
+                    0 => flock,
                     // The same, ties in reverse move order.
-                    1 => {
-                        256 * (MAX_CELLS as u32 - (lay.flock_masks()[buried] & alive).count_ones())
-                            + frame.children.len() as u32
+                    1 => flock + frame.children.len() as u32,
+                    // The same, ties broken by vacating the cell with the
+                    // fewest stacks in line, which keeps the rows and columns
+                    // joined (and costs no look at the child, unlike mobility).
+                    _ => {
+                        let in_line = (lay.line_masks()[mv.from as usize] & occ).count_ones();
+                        flock + 16 * (MAX_CELLS as u32 - in_line)
                     }
-                    // Most legal moves afterwards first.
-                    _ => child.mobility(lay),
                 };
                 // Highest score first, ties in move order: one distinct key
                 // each, so an unstable sort gives the stable sort's order.
-                let rank = (MAX_SCORE - score) << 8 | at as u32;
-                frame.children.push((rank, mv, child));
+                frame.children.push((MAX_SCORE - score) << 8 | at as u32);
             }
         }
-        frame.children.sort_unstable_by_key(|c| c.0);
+        frame.children.sort_unstable();
         let mut found = false;
-        for &(_, mv, child) in &frame.children {
+        for &rank in &frame.children {
+            let mv = frame.list.as_slice()[(rank & 0xff) as usize];
             path.push(mv);
             let child_key = if stacks <= NARROW {
                 Board::child_key64(key as u64, mv) as u128
             } else {
                 Board::child_key(key, mv)
             };
-            if self.search(lay, child, child_key, path, below)? {
+            if self.search(lay, board.apply(mv), child_key, path, below)? {
                 found = true;
                 break;
             }
@@ -328,7 +343,8 @@ impl Solver {
 #[derive(Default)]
 struct Frame {
     list: MoveList,
-    children: Vec<(u32, Move, Board)>,
+    /// The live children, as `rank << 8 | index into list`, best first once sorted.
+    children: Vec<u32>,
 }
 
 /// Solves one state with a fresh solver and no limits beyond the default memory cap.
@@ -341,6 +357,7 @@ mod tests {
     use super::*;
     use crate::engine::deal::deal;
     use crate::engine::notation::parse_state;
+    use std::collections::HashMap;
 
     #[test]
     fn paper_example_solves_and_replays() {
@@ -381,6 +398,81 @@ mod tests {
     #[test]
     fn unsolvable_deal_10() {
         assert!(!solve(&deal(10)).unwrap().is_solvable());
+    }
+
+    /// Solvability by plain memoised search over boards: no pruning, no ordering.
+    fn plain_solvable(lay: &Layout, board: Board, memo: &mut HashMap<u128, bool>) -> bool {
+        if board.stacks() <= 1 {
+            return true;
+        }
+        if let Some(&known) = memo.get(&board.pack()) {
+            return known;
+        }
+        let mut list = MoveList::default();
+        board.moves(lay, &mut list);
+        let found = list
+            .as_slice()
+            .iter()
+            .any(|&mv| plain_solvable(lay, board.apply(mv), memo));
+        memo.insert(board.pack(), found);
+        found
+    }
+
+    #[test]
+    fn frozen_lynchpin_rejects_only_unsolvable_boards() {
+        // 5H holds the corner cell joining the other two, and is the only
+        // flock neighbour of both 4C and 6S: it can neither move nor be buried.
+        let s = parse_state("5H 4C / 6S --", None).unwrap();
+        let (lay, board) = Layout::new(&s);
+        assert_eq!(classify(&lay, &board), None);
+        assert!(board.has_frozen_lynchpin(&lay, FlockCuts::default().cuts(&lay, board.alive())));
+        assert!(!plain_solvable(&lay, board, &mut HashMap::new()));
+        assert_eq!(
+            solve(&s).unwrap(),
+            Verdict::Unsolvable(Some(UnsolvableClass::FrozenLynchpin))
+        );
+        // Every board of ten stacks or fewer two plies around the first-move
+        // line of many deals: the class fires only where the plain search
+        // finds no solution (and it does fire).
+        let (mut fired, mut solvable) = (0, 0);
+        for n in 0..60 {
+            let (lay, mut board) = Layout::new(&deal(n));
+            let mut memo = HashMap::new();
+            let mut cuts = FlockCuts::default();
+            let mut list = MoveList::default();
+            loop {
+                board.moves(&lay, &mut list);
+                let Some(&first) = list.as_slice().first() else {
+                    break;
+                };
+                if board.stacks() <= 10 {
+                    let mut near = vec![board];
+                    for &mv in list.as_slice() {
+                        let child = board.apply(mv);
+                        let mut grand = MoveList::default();
+                        child.moves(&lay, &mut grand);
+                        near.push(child);
+                        near.extend(grand.as_slice().iter().map(|&m| child.apply(m)));
+                    }
+                    for b in near {
+                        if b.stacks() <= 1 || classify(&lay, &b).is_some() {
+                            continue;
+                        }
+                        let truth = plain_solvable(&lay, b, &mut memo);
+                        solvable += truth as usize;
+                        if b.has_frozen_lynchpin(&lay, cuts.cuts(&lay, b.alive())) {
+                            assert!(!truth, "deal {n}: a solvable board condemned");
+                            fired += 1;
+                        }
+                    }
+                }
+                board = board.apply(first);
+            }
+        }
+        assert!(
+            fired > 0 && solvable > 0,
+            "fired {fired}, solvable {solvable}"
+        );
     }
 
     #[test]
