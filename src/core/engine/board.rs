@@ -579,6 +579,30 @@ mod tests {
     use crate::engine::deal::deal;
 
     #[test]
+    fn each_cells_targets_are_its_legal_moves() {
+        for n in 0..50 {
+            let (lay, mut board) = Layout::new(&deal(n));
+            let mut list = MoveList::default();
+            loop {
+                board.moves(&lay, &mut list);
+                let from_targets: Vec<Move> = bits(board.occupied())
+                    .flat_map(|from| {
+                        bits(board.targets(&lay, from)).map(move |to| Move {
+                            from: from as u8,
+                            to: to as u8,
+                        })
+                    })
+                    .collect();
+                assert_eq!(from_targets, list.as_slice());
+                let Some(&mv) = list.as_slice().last() else {
+                    break;
+                };
+                board = board.apply(mv);
+            }
+        }
+    }
+
+    #[test]
     fn board_moves_match_the_rules() {
         for n in 0..50 {
             let mut state = deal(n);
