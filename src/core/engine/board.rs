@@ -359,6 +359,18 @@ impl Board {
         }
     }
 
+    /// The cells the top of `from` may move onto (occupied, in line and
+    /// flocking), found without a branch per cell.
+    #[inline]
+    pub(crate) fn targets(&self, lay: &Layout, from: usize) -> u16 {
+        let flock = lay.flock[self.at[from] as usize];
+        let mut out = 0;
+        for to in bits(lay.line[from] & self.occ) {
+            out |= (flock >> self.at[to] & 1) << to;
+        }
+        out
+    }
+
     /// Number of legal moves.
     #[inline]
     pub fn mobility(&self, lay: &Layout) -> u32 {
@@ -565,6 +577,30 @@ impl LiveChildren {
 mod tests {
     use super::*;
     use crate::engine::deal::deal;
+
+    #[test]
+    fn each_cells_targets_are_its_legal_moves() {
+        for n in 0..50 {
+            let (lay, mut board) = Layout::new(&deal(n));
+            let mut list = MoveList::default();
+            loop {
+                board.moves(&lay, &mut list);
+                let from_targets: Vec<Move> = bits(board.occupied())
+                    .flat_map(|from| {
+                        bits(board.targets(&lay, from)).map(move |to| Move {
+                            from: from as u8,
+                            to: to as u8,
+                        })
+                    })
+                    .collect();
+                assert_eq!(from_targets, list.as_slice());
+                let Some(&mv) = list.as_slice().last() else {
+                    break;
+                };
+                board = board.apply(mv);
+            }
+        }
+    }
 
     #[test]
     fn board_moves_match_the_rules() {

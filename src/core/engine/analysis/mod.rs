@@ -19,7 +19,7 @@
 
 mod sort;
 
-use crate::engine::board::{Board, Layout, LiveChildren, MoveList};
+use crate::engine::board::{Board, Layout, LiveChildren, MAX_MOVES, bits};
 use crate::engine::feature::FeatureSet;
 use crate::engine::limits::{Limits, SearchError};
 use crate::engine::state::{Move, State};
@@ -413,7 +413,6 @@ impl Run<'_> {
             let mut moves = Vec::with_capacity(chunk.len());
             let mut runs = Vec::new();
             let mut run_bytes = 0;
-            let mut list = MoveList::default();
             let (mut key_scratch, mut pair_scratch) = (Vec::new(), Vec::new());
             let mut packed_scratch = Vec::new();
             // On the heap: worker threads have small stacks.
@@ -436,41 +435,42 @@ impl Run<'_> {
                             + run_bytes
                     })?;
                     let board = p.board();
-                    let filter = LiveChildren::of_live(lay, &board);
-                    board.moves(lay, &mut list);
-                    moves.push(if filter.is_some() {
-                        list.len() as u8
-                    } else {
-                        DEAD
-                    });
-                    make_room(&mut keys, list.len());
-                    let Some(mut filter) = filter else {
-                        if !prune {
-                            for &mv in list.as_slice() {
-                                let child = C::from_packed(p.child(mv).packed());
-                                if fresh(child) {
-                                    keys.push(child);
-                                }
+                    let mut filter = LiveChildren::of_live(lay, &board);
+                    if filter.is_none() && prune {
+                        moves.push(DEAD);
+                        continue;
+                    }
+                    // Moves are made straight from each cell's targets (no
+                    // move list), and the pushes are undone rather than
+                    // branched around: whether a child is fresh or passes
+                    // is a coin toss to the branch predictor.
+                    make_room(&mut keys, MAX_MOVES);
+                    let mut count = 0;
+                    for from in bits(board.occupied()) {
+                        let targets = board.targets(lay, from);
+                        count += targets.count_ones();
+                        for to in bits(targets) {
+                            let mv = Move {
+                                from: from as u8,
+                                to: to as u8,
+                            };
+                            let child = C::from_packed(p.child(mv).packed());
+                            let passes = filter.as_mut().is_some_and(|f| f.passes(lay, &board, mv));
+                            if passes || !prune {
+                                keys.push(child);
+                                let stale = !fresh(child) as usize;
+                                keys.truncate(keys.len() - stale);
+                            }
+                            if packable {
+                                make_room(&mut packed, 1);
+                                packed.push((child.packed() as u64) << 16 | i as u64);
+                                packed.truncate(packed.len() - !passes as usize);
+                            } else if passes {
+                                plain.push((child, i as u16));
                             }
                         }
-                        continue;
-                    };
-                    for &mv in list.as_slice() {
-                        let child = p.child(mv).packed();
-                        let passes = filter.passes(lay, &board, mv);
-                        if (passes || !prune) && fresh(C::from_packed(child)) {
-                            keys.push(C::from_packed(child));
-                        }
-                        if !passes {
-                            continue;
-                        }
-                        if packable {
-                            make_room(&mut packed, 1);
-                            packed.push((child as u64) << 16 | i as u64);
-                        } else {
-                            plain.push((C::from_packed(child), i as u16));
-                        }
                     }
+                    moves.push(if filter.is_some() { count as u8 } else { DEAD });
                 }
                 let pairs = if packable {
                     radix_sort_by(&mut packed, &mut packed_scratch, |&x| x);
