@@ -1580,6 +1580,32 @@ fn grades_check_people_and_fit_the_budgets_where_they_disagree() {
         assert!(shown.contains(line), "{line:?} in\n{shown}");
     }
     assert!(!shown.contains("not monotone"));
+    // One rater of the four made a person: only their 8 plays are checked,
+    // the synthetic ones are left out and said to be.
+    let dir = TempDir::new("grades-mixed");
+    let mixed = dir.join("mixed.csv");
+    let rows = std::fs::read_to_string(csv("synthetic-grades-monotone.csv")).unwrap();
+    std::fs::write(&mixed, rows.replace(",synthetic-0,", ",ann,")).unwrap();
+    let shown = text(&boaf(&["grades", "--ratings", mixed.to_str().unwrap()], "").stdout);
+    assert!(
+        shown.contains("the 24 play records by synthetic raters are left out below"),
+        "{shown}"
+    );
+    // The plays column of the four grade lines under the check's header.
+    let header = shown.find("grade    plays").expect("the check's table");
+    let checked: usize = shown[header..]
+        .lines()
+        .skip(1)
+        .take(4)
+        .map(|l| {
+            l.split_whitespace()
+                .nth(1)
+                .unwrap()
+                .parse::<usize>()
+                .unwrap()
+        })
+        .sum();
+    assert_eq!(checked, 8, "{shown}");
     // Built not to be: Hard is solved more often than Medium; --fit finds
     // the budgets that put it right.
     let bad = csv("synthetic-grades-not-monotone.csv");

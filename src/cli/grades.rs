@@ -114,6 +114,22 @@ pub fn grades(args: GradesArgs) -> Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     print_raters(&mut out, &all)?;
+    // People's figures are people's: synthetic plays are checked only when
+    // there is nothing else (and the line above says they are made up).
+    let (people, made_up): (Vec<Play>, Vec<Play>) =
+        all.into_iter().partition(|p| !is_synthetic(&p.rater));
+    let all = if people.is_empty() {
+        made_up
+    } else {
+        if !made_up.is_empty() {
+            writeln!(
+                out,
+                "  the {} by synthetic raters are left out below",
+                format::plural(made_up.len(), "play record")
+            )?;
+        }
+        people
+    };
     let human = check(&all, &rule);
     writeln!(out, "\nby the rule above:")?;
     print_check(&mut out, &human)?;

@@ -757,7 +757,11 @@ fn crossed_panel(
     let path = crossed_ratings(&root, one_rater);
     let mut h = harness(&root);
     h.get_by_label("Regression").click();
-    h.run();
+    // The fit is made in the background behind a spinner: wait for it by
+    // its result, not by a number of frames (a loaded machine needs more).
+    step_until(&mut h, Duration::from_secs(60), |app| {
+        app.fit().is_some() || app.mixed_fit().is_some()
+    });
     let table = read_ratings(&path).unwrap();
     let names: Vec<String> = CROSSED_FEATURES.map(String::from).to_vec();
     let data = boaf_core::study::regress::table_data(&table, &names).unwrap();

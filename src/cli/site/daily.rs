@@ -30,9 +30,11 @@ pub const WEEKDAYS: [&str; 7] = [
 ];
 
 impl Day {
-    /// The day of a year, month (1–12) and day of the month, if it exists.
+    /// The day of a year (1–9999), month (1–12) and day of the month, if it exists.
     pub fn from_ymd(year: i64, month: i64, day: i64) -> Option<Day> {
-        if !(1..=12).contains(&month) || !(1..=31).contains(&day) {
+        // Four-digit years only: the arithmetic below overflows for years
+        // near i64's limits, and a date is printed as YYYY-MM-DD.
+        if !(1..=9999).contains(&year) || !(1..=12).contains(&month) || !(1..=31).contains(&day) {
             return None;
         }
         // Howard Hinnant's days_from_civil: years from March, so the leap
@@ -232,7 +234,20 @@ mod tests {
         assert!("2023-02-29".parse::<Day>().is_err());
         assert!("2023-13-01".parse::<Day>().is_err());
         assert!("tomorrow".parse::<Day>().is_err());
-        for n in -800_000..800_000 {
+        // Years past four digits are refused, not overflowed (a panic in
+        // debug builds before).
+        assert!("25000000000000000-01-01".parse::<Day>().is_err());
+        assert!(format!("{}-01-01", i64::MAX).parse::<Day>().is_err());
+        assert!("0000-01-01".parse::<Day>().is_err());
+        assert_eq!(
+            "9999-12-31".parse::<Day>().unwrap().to_string(),
+            "9999-12-31"
+        );
+        let first = "0001-01-01".parse::<Day>().unwrap();
+        assert_eq!(first, Day(-719_162));
+        let (y, m, dd) = first.plus(-1).ymd();
+        assert_eq!(Day::from_ymd(y, m, dd), None, "year 0 is out of range");
+        for n in first.0..800_000 {
             let d = Day(n);
             let (y, m, dd) = d.ymd();
             assert_eq!(Day::from_ymd(y, m, dd), Some(d));

@@ -126,7 +126,9 @@ impl GradeRule {
                 None => Grade::Expert,
             }
         };
-        let cards = value(Feature::N).unwrap_or(0.0) as usize;
+        // Without the number of cards the moves are unknown: no grade, not
+        // the Easy a count of 0 would cap it to.
+        let cards = value(Feature::N)? as usize;
         Some(self.cap_by_moves(by_agents, cards.saturating_sub(1)))
     }
 
@@ -259,6 +261,12 @@ mod tests {
         let mut lost = with(16, true, 0.0, Some(5));
         lost.solvable = false;
         assert_eq!(rule.grade(&lost), None);
+        // A row without its number of cards (as a hand-edited ratings file
+        // may be) is ungraded, not capped to Easy by a count of 0.
+        let expert = with(16, false, 0.0, Some(5000));
+        let without_n = |f: Feature| (f != Feature::N).then(|| expert.get(f)).flatten();
+        assert_eq!(rule.grade_with(without_n), None);
+        assert_eq!(rule.grade_with(|f| expert.get(f)), Some(Grade::Expert));
     }
 
     #[test]

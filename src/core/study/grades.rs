@@ -56,7 +56,7 @@ pub struct Play {
     pub rater: String,
     /// Whether the player solved it without being shown the solution.
     pub solved: bool,
-    /// Seconds of active play.
+    /// Seconds of active play (0 when the row has none: no time to count).
     pub seconds: f64,
     /// The values of the features a grade reads, in [`READS`]' order.
     pub reads: [Option<f64>; 5],
@@ -226,9 +226,12 @@ pub fn check(plays: &[Play], rule: &GradeRule) -> HumanCheck {
         figures.plays += 1;
         if p.solved {
             figures.solved += 1;
-            seconds[g.index()].push(p.seconds);
-            xs.push(g.index() as f64);
-            ys.push(p.seconds);
+            // A solve with no recorded time says nothing of the time.
+            if p.seconds > 0.0 {
+                seconds[g.index()].push(p.seconds);
+                xs.push(g.index() as f64);
+                ys.push(p.seconds);
+            }
         }
     }
     for (figures, s) in grades.iter_mut().zip(seconds) {

@@ -152,6 +152,14 @@ fn people_who_find_the_grades_harder_in_order_make_them_monotone() {
     assert!(c.correlation.unwrap() > 0.9);
     assert_eq!(raters(&data).len(), 4);
     assert!(data.iter().all(|p| is_synthetic(&p.rater)));
+    // A solve whose row has no time (0 s, as `plays` reads an empty
+    // seconds cell) counts as a solve but not towards the time.
+    let mut untimed = data.clone();
+    untimed.extend(plays(1, 8, 0.0));
+    let c = check(&untimed, &GradeRule::default());
+    assert_eq!((c.grades[0].plays, c.grades[0].solved), (16, 16));
+    assert_eq!(c.grades[0].median_seconds, Some(10.0));
+    assert!(c.time_monotone);
 }
 
 #[test]
