@@ -542,6 +542,22 @@ async fn a_player_solves_a_linked_puzzle_and_the_daily_one_in_a_real_browser() {
     c.goto(&format!("{base}/play.html")).await.unwrap();
     ready(&c, "bad").await;
     assert!(text(&c, "#bad-message").await.contains("has no puzzle id"));
+    // A site kept in a folder named `p`: the page's own path is no id (it
+    // was read as the id "play.html" once), and a linked id still plays.
+    let kept = out.join("p");
+    std::os::unix::fs::symlink(&out, &kept).unwrap();
+    c.goto(&format!("{base}/p/play.html")).await.unwrap();
+    ready(&c, "bad").await;
+    assert!(
+        text(&c, "#bad-message").await.contains("has no puzzle id"),
+        "{}",
+        text(&c, "#bad-message").await
+    );
+    c.goto(&format!("{base}/p/play.html#{}", puzzle_id(&first)))
+        .await
+        .unwrap();
+    ready(&c, "play").await;
+    std::fs::remove_file(&kept).unwrap();
     // Not percent-encoding: decoding it throws, which once left a blank page.
     for broken in ["%ZZ", "%E0%A4"] {
         c.goto(&format!("{base}/play.html?{broken}#{broken}"))

@@ -39,16 +39,20 @@ function today() {
 }
 
 /**
- * The id in the link: after the `#`, or the path after `/p/`; null when it
- * is not valid percent-encoding (`%ZZ`, half a character), which the page
- * says rather than going blank.
+ * The id in the link: after the `#`, or the path after the last `/p/` (boaf
+ * serve's links; ids never hold a `p`); null when it is not valid
+ * percent-encoding (`%ZZ`, half a character), which the page says rather
+ * than going blank. A page's own file (a site kept in a folder named `p`)
+ * is no id.
  */
 function linkId() {
   try {
     const hash = decodeURIComponent(location.hash.slice(1));
     if (hash !== "") return hash;
-    const at = location.pathname.indexOf("/p/");
-    return at >= 0 ? decodeURIComponent(location.pathname.slice(at + 3)) : "";
+    const path = location.pathname;
+    const at = path.lastIndexOf("/p/");
+    if (at < 0 || path.endsWith(".html")) return "";
+    return decodeURIComponent(path.slice(at + 3));
   } catch {
     return null;
   }

@@ -76,6 +76,13 @@ impl Day {
     }
 }
 
+/// The daily puzzle's first day by default, on UTC's day `today`: the day
+/// before, since the pages count days by the visitor's local date, which
+/// is UTC's or the day before or after (UTC−12 to UTC+14).
+pub fn first_day(today: Day) -> Day {
+    today.plus(-1)
+}
+
 impl fmt::Display for Day {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let (y, m, d) = self.ymd();
@@ -252,6 +259,26 @@ mod tests {
             let (y, m, dd) = d.ymd();
             assert_eq!(Day::from_ymd(y, m, dd), Some(d));
         }
+    }
+
+    #[test]
+    fn the_default_first_day_is_on_or_before_every_time_zones_today() {
+        let today = "2026-11-25".parse::<Day>().unwrap();
+        let first = first_day(today);
+        assert_eq!(first.to_string(), "2026-11-24");
+        // Every hour of UTC's day, in every zone from UTC−12 to UTC+14: the
+        // visitor's local date is in the range that starts at `first`.
+        let mut earliest = i64::MAX;
+        for hour in 0..24 {
+            for zone in -12..=14 {
+                let secs = today.0 * 86_400 + (hour + zone) * 3_600;
+                let local = Day(secs.div_euclid(86_400));
+                assert!(local >= first, "UTC{zone:+} at {hour}h");
+                earliest = earliest.min(local.0);
+            }
+        }
+        // And no earlier than needed: UTC−12 at midnight is yesterday.
+        assert_eq!(Day(earliest), first);
     }
 
     #[test]

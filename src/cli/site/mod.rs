@@ -13,7 +13,7 @@ use boaf_core::agents::grade::grade;
 use boaf_core::engine::notation::{parse_state, puzzle_id};
 use boaf_core::engine::state::Grid;
 use clap::Args;
-use daily::{DEFAULT_SCHEDULE, Day, Schedule, plan};
+use daily::{DEFAULT_SCHEDULE, Day, Schedule, first_day, plan};
 use pages::{DATA, Entry, pages};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -27,7 +27,7 @@ pub struct SiteArgs {
     stores: Vec<PathBuf>,
     #[command(flatten)]
     selection: Selection,
-    /// The daily puzzle's first day, YYYY-MM-DD (default: today, UTC)
+    /// The daily puzzle's first day, YYYY-MM-DD (default: yesterday in UTC, so that every time zone's today is in the range)
     #[arg(long, value_name = "DATE")]
     from: Option<Day>,
     /// The daily puzzle's last day, YYYY-MM-DD
@@ -156,7 +156,7 @@ fn write_site(out: &Path, files: &[(String, Vec<u8>)]) -> Result<()> {
 pub fn site(args: SiteArgs) -> Result<ExitCode> {
     // Everything that can be wrong with the input is found before any write.
     let schedule: Schedule = args.schedule.parse()?;
-    let from = args.from.unwrap_or_else(Day::today_utc);
+    let from = args.from.unwrap_or_else(|| first_day(Day::today_utc()));
     let days = match (args.to, args.days) {
         (Some(to), _) if to < from => bail!("--to {to} is before --from {from}"),
         (Some(to), _) => from.until(to) as usize + 1,
