@@ -337,8 +337,9 @@ impl Board {
         bits(self.occ).fold(0, |m, c| m | 1 << self.at[c])
     }
 
-    /// Whether `from` may move onto `to` (both occupied and in line).
-    #[inline]
+    /// Whether `from` may move onto `to` (both occupied and in line): the
+    /// rule cell by cell, which the tests check [`Board::targets`] against.
+    #[cfg(test)]
     fn flocks(&self, lay: &Layout, from: usize, to: usize) -> bool {
         lay.flock[self.at[from] as usize] >> self.at[to] & 1 == 1
     }
@@ -348,13 +349,11 @@ impl Board {
     pub fn moves(&self, lay: &Layout, out: &mut MoveList) {
         out.len = 0;
         for a in bits(self.occ) {
-            for b in bits(lay.line[a] & self.occ) {
-                if self.flocks(lay, a, b) {
-                    out.push(Move {
-                        from: a as u8,
-                        to: b as u8,
-                    });
-                }
+            for b in bits(self.targets(lay, a)) {
+                out.push(Move {
+                    from: a as u8,
+                    to: b as u8,
+                });
             }
         }
     }
@@ -374,13 +373,9 @@ impl Board {
     /// Number of legal moves.
     #[inline]
     pub fn mobility(&self, lay: &Layout) -> u32 {
-        let mut n = 0;
-        for a in bits(self.occ) {
-            for b in bits(lay.line[a] & self.occ) {
-                n += self.flocks(lay, a, b) as u32;
-            }
-        }
-        n
+        bits(self.occ)
+            .map(|a| self.targets(lay, a).count_ones())
+            .sum()
     }
 
     /// The board after a move (assumed legal).
@@ -585,14 +580,27 @@ mod tests {
             let mut list = MoveList::default();
             loop {
                 board.moves(&lay, &mut list);
+                // The rule cell by cell: in line, occupied, flocking.
+                let lay = &lay;
+                let plain: Vec<Move> = bits(board.occupied())
+                    .flat_map(|a| {
+                        bits(lay.line[a] & board.occupied())
+                            .filter(move |&b| board.flocks(lay, a, b))
+                            .map(move |b| Move {
+                                from: a as u8,
+                                to: b as u8,
+                            })
+                    })
+                    .collect();
                 let from_targets: Vec<Move> = bits(board.occupied())
                     .flat_map(|from| {
-                        bits(board.targets(&lay, from)).map(move |to| Move {
+                        bits(board.targets(lay, from)).map(move |to| Move {
                             from: from as u8,
                             to: to as u8,
                         })
                     })
                     .collect();
+                assert_eq!(from_targets, plain);
                 assert_eq!(from_targets, list.as_slice());
                 let Some(&mv) = list.as_slice().last() else {
                     break;
