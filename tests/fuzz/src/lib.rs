@@ -129,8 +129,8 @@ fn energy_checks(e: &Energy) {
     let _ = e.eval_with(true, |_| None);
     let _ = e.eval_with(false, |_| None);
     let again = energy_toml(e);
-    let book = EnergyBook::parse(&again, "again.toml")
-        .unwrap_or_else(|err| panic!("{err}\nin\n{again}"));
+    let book =
+        EnergyBook::parse(&again, "again.toml").unwrap_or_else(|err| panic!("{err}\nin\n{again}"));
     assert_eq!(book.energies()[0].id(), e.id(), "{again}");
 }
 
@@ -197,7 +197,11 @@ pub fn ratings(data: &[u8]) {
     };
     assert_eq!(table.rows.len(), table.lines.len());
     assert!(table.torn_at.is_none_or(|at| at <= data.len()));
-    assert!(table.lines.windows(2).all(|w| w[0] < w[1]), "{:?}", table.lines);
+    assert!(
+        table.lines.windows(2).all(|w| w[0] < w[1]),
+        "{:?}",
+        table.lines
+    );
     for (row, cells) in table.rows.iter().enumerate() {
         assert_eq!(cells.len(), table.headers.len());
         for name in &table.headers {

@@ -45,7 +45,9 @@ fn every_target_has_a_binary_and_the_run_script_knows_it() {
     let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).expect("Cargo.toml");
     for (name, _) in boaf_fuzz::TARGETS {
         assert!(
-            dir.join("fuzz_targets").join(format!("{name}.rs")).is_file(),
+            dir.join("fuzz_targets")
+                .join(format!("{name}.rs"))
+                .is_file(),
             "{name}"
         );
         assert!(manifest.contains(&format!("name = \"{name}\"")), "{name}");

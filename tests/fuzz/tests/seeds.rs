@@ -77,7 +77,11 @@ fn write_generated_seeds() {
         let mut events = vec![json!({"kind": "move", "from": path[0].from, "to": path[0].to})];
         events.push(json!({"kind": "undo"}));
         events.push(json!({"kind": "redo"}));
-        events.extend(path[1..].iter().map(|m| json!({"kind": "move", "from": m.from, "to": m.to})));
+        events.extend(
+            path[1..]
+                .iter()
+                .map(|m| json!({"kind": "move", "from": m.from, "to": m.to})),
+        );
         let body = json!({
             "submission": format!("s-{number}"),
             "puzzle": number,
@@ -85,7 +89,11 @@ fn write_generated_seeds() {
             "rating": 6.5,
             "notes": "liked it\n\tthe last move",
         });
-        write("server_body", &format!("deal{number}.json"), body.to_string().as_bytes());
+        write(
+            "server_body",
+            &format!("deal{number}.json"),
+            body.to_string().as_bytes(),
+        );
         made += 1;
         if made == 3 {
             break;
