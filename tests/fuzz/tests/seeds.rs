@@ -29,7 +29,7 @@ fn write(target: &str, name: &str, bytes: &[u8]) {
 fn write_generated_seeds() {
     let e5 = builtin().get("E5").unwrap().clone();
     let states = [
-        "TH5HKSTC6SACTS6C6HQD4SJDJS3C5D3S",
+        "AS 2S 3H 4H / 5D 6D 7C 8C",
         "-- -- KH -- / 2S -- JD QC / -- -- TS JS / -- -- 3C --",
         "AS 2S 3S / 4H 5H 6H",
     ];
