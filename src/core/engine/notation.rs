@@ -418,8 +418,12 @@ pub fn to_compact_dots(state: &State) -> String {
 }
 
 /// The grid form: one line per row, cells split by spaces, as printed in seed 001.
+/// A one-cell grid ends with `/`: alone, `KH` would read as a compact 4×4 state.
 pub fn to_grid(state: &State) -> String {
     let g = state.grid();
+    if g.cells() == 1 {
+        return puzzle_id(state);
+    }
     (0..g.rows())
         .map(|r| {
             (0..g.cols())
@@ -477,6 +481,16 @@ pub fn parse_puzzle(text: &str) -> Result<State, ParseError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Found by the `state` fuzz target (tests/fuzz/regressions/state/one-cell):
+    /// the grid form of a 1×1 state was `KH`, which reads as a short 4×4 state.
+    #[test]
+    fn a_one_cell_grid_prints_a_grid_form_that_reads_back() {
+        let s = parse_puzzle("KH/").unwrap();
+        assert_eq!(s.grid(), Grid::new(1, 1).unwrap());
+        assert_eq!(to_grid(&s), "KH/");
+        assert_eq!(parse_state(&to_grid(&s), None), Ok(s));
+    }
 
     #[test]
     fn compact_round_trip() {
