@@ -2,7 +2,8 @@
 //! checked with the real readers. Each run starts `boaf bench write` (hidden)
 //! as a child, which writes numbered rows through the real writer (the
 //! ratings store's append, the puzzle store's add, the energy editor's
-//! whole-file save) and prints `ack K` only after the call returned. The
+//! whole-file save) and prints `ack K` only after the call returned (a new
+//! file every five runs, which the rows of those runs share). The
 //! parent kills it at a seeded moment inside a write: half the runs when
 //! the file has grown by a seeded fraction of the row being written (a
 //! kill mid-copy tears a row), the others a seeded delay after the write
@@ -71,8 +72,8 @@ pub struct WriteArgs {
     /// The first row's number
     #[arg(long, default_value_t = 0)]
     from: u64,
-    /// Rows from this number on are big (half a megabyte), so a kill can
-    /// land inside their write
+    /// Rows from this number on are big (3 MiB), so a kill can land inside
+    /// their write
     #[arg(long, default_value_t = u64::MAX)]
     big_from: u64,
     /// Rows to write (default: until killed)
@@ -86,11 +87,17 @@ pub struct WriteArgs {
     hold: bool,
 }
 
-/// Bytes of a big row's notes or trace.
-const BIG: usize = 512 * 1024;
+/// Bytes of a big row's notes or trace: over the 2 MiB pages (folios) the
+/// kernel copies a write in, since a kill stops a write only between them
+/// (Linux 6.18 on ext4 here): a smaller row is never torn by SIGKILL.
+const BIG: usize = 3 << 20;
+
+/// Runs that share one file; then a new one, so the big rows do not make
+/// every check read hundreds of megabytes.
+const RUNS_PER_FILE: usize = 5;
 
 /// Rating `k` of writer `tag`: notes awkward on purpose (a formula, quotes,
-/// commas, new lines), half a megabyte of them when `big`.
+/// commas, new lines), 3 MiB of them when `big`.
 pub fn rating(tag: &str, k: u64, big: bool) -> Rating {
     let mut notes = format!("=row {k}, \"quoted\"\nsecond line");
     if big {
@@ -139,10 +146,10 @@ fn features(n: usize) -> Features {
 }
 
 /// Candidate `k`: FreeCell deal `k` (distinct deals are distinct puzzles),
-/// with a trace of half a megabyte when `big`. Its numbers are exact in
+/// with a trace of 3 MiB of text when `big`. Its numbers are exact in
 /// binary, so the JSON reads back equal.
 pub fn candidate(k: u64, big: bool) -> Candidate {
-    let steps = if big { BIG / 8 } else { 1 };
+    let steps = if big { BIG / 6 } else { 1 };
     Candidate {
         puzzle: to_compact(&deal(k as i32)),
         n: 16,
@@ -361,17 +368,25 @@ fn study(_runs: usize, _seed: u64) -> Result<(bool, String)> {
 /// `runs` kill runs of one writer over one file, which carries over from
 /// run to run (every row acknowledged in any run must stay).
 fn kill_runs(w: Writer, dir: &Path, runs: usize, seed: u64) -> Result<Tally> {
-    let file = dir.join(match w {
-        Writer::Ratings => "ratings.csv",
-        Writer::Store => "n16-E5.jsonl",
-        _ => "energies.toml",
-    });
+    let named = |group: usize| {
+        dir.join(match w {
+            Writer::Ratings => format!("ratings-{group}.csv"),
+            Writer::Store => format!("n16-E5-{group}.jsonl"),
+            _ => format!("energies-{group}.toml"),
+        })
+    };
+    let mut file = named(0);
     let mut rng = StdRng::seed_from_u64(seed);
     let mut t = Tally::default();
     let mut acked: BTreeSet<u64> = BTreeSet::new();
     let mut next = 0u64;
     let exe = std::env::current_exe()?;
     for run in 1..=runs {
+        if (run - 1) % RUNS_PER_FILE == 0 && run > 1 {
+            std::fs::remove_file(&file)?;
+            file = named((run - 1) / RUNS_PER_FILE);
+            acked.clear();
+        }
         let target = rng.random_range(1..=6u64);
         // Energy saves are whole-file renames: aimed by time only.
         let by_copy = w != Writer::Energy && rng.random_bool(0.5);
@@ -392,6 +407,7 @@ fn kill_runs(w: Writer, dir: &Path, runs: usize, seed: u64) -> Result<Tally> {
         let mut lines = BufReader::new(out).lines();
         let (mut run_acks, mut last_writing) = (0u64, None);
         let mut killed = false;
+        let mut moment = String::new();
         for line in lines.by_ref() {
             let line = line?;
             let mut words = line.split_whitespace();
@@ -406,11 +422,18 @@ fn kill_runs(w: Writer, dir: &Path, runs: usize, seed: u64) -> Result<Tally> {
                     last_writing = Some(k);
                     if run_acks >= target {
                         let len: u64 = words.next().and_then(|b| b.parse().ok()).unwrap_or(0);
-                        if by_copy {
-                            t.mid_copy += usize::from(kill_at_growth(&file, len, fraction));
+                        moment = if by_copy {
+                            let inside = kill_at_growth(&file, len, fraction);
+                            t.mid_copy += usize::from(inside);
+                            format!(
+                                "at {:.0}% of row {k}'s {len} bytes{}",
+                                100.0 * fraction,
+                                if inside { "" } else { " (its copy was over)" }
+                            )
                         } else {
                             std::thread::sleep(delay);
-                        }
+                            format!("{} µs into row {k}", delay.as_micros())
+                        };
                         child.0.kill()?;
                         killed = true;
                         break;
@@ -419,11 +442,18 @@ fn kill_runs(w: Writer, dir: &Path, runs: usize, seed: u64) -> Result<Tally> {
                 _ => {}
             }
         }
-        // Acknowledgements printed before the kill are still in the pipe.
+        // Lines printed before the kill are still in the pipe.
         for line in lines {
-            if let Some(k) = line?.strip_prefix("ack ").and_then(|k| k.parse().ok()) {
-                acked.insert(k);
-                t.acknowledged += 1;
+            let line = line?;
+            let mut words = line.split_whitespace();
+            match (words.next(), words.next().and_then(|k| k.parse().ok())) {
+                (Some("ack"), Some(k)) => {
+                    acked.insert(k);
+                    run_acks += 1;
+                    t.acknowledged += 1;
+                }
+                (Some("writing"), Some(k)) => last_writing = Some(k),
+                _ => {}
             }
         }
         child.0.wait()?;
@@ -433,11 +463,23 @@ fn kill_runs(w: Writer, dir: &Path, runs: usize, seed: u64) -> Result<Tally> {
         t.runs += 1;
         let last = last_writing.context("the writer wrote nothing")?;
         next = last + 1;
+        let (torn, lost, corrupt) = (t.torn, t.lost.len(), t.corrupt.len());
         match w {
             Writer::Ratings => check_ratings(&file, &acked, run, &mut t)?,
             Writer::Store => check_store(&file, &acked, run, &mut t)?,
             _ => check_energy(&file, acked.last().copied(), last, run, &mut t),
         }
+        println!(
+            "{} run {run}: killed {moment}; {run_acks} acknowledged; torn tail {}, {} lost, {} corrupt",
+            name(w),
+            if t.torn > torn {
+                "seen and repaired"
+            } else {
+                "none"
+            },
+            t.lost.len() - lost,
+            t.corrupt.len() - corrupt
+        );
     }
     if w == Writer::Energy {
         t.temporaries = std::fs::read_dir(dir)?
