@@ -51,15 +51,25 @@ fn finish(mut w: Killed) -> (usize, usize) {
     (acks, dups)
 }
 
-#[test]
-fn kill_runs_lose_no_acknowledged_row_and_repair_every_torn_tail() {
+/// The tests here one at a time: a kill lands inside a row's copy only when
+/// the killer is not starved of the CPU by the other tests' writers.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// One `boaf bench kill` of ratings, store and energy: asserts its zeros and
+/// returns the torn tails seen.
+fn kill_runs(seed: u64) -> usize {
     let out = Command::new(env!("CARGO_BIN_EXE_boaf"))
         .args(["bench", "kill", "--writer", "ratings,store,energy"])
-        .args(["--runs", "10", "--seed", "5"])
+        .args(["--runs", "10", "--seed", &seed.to_string()])
         .output()
         .unwrap();
     let report = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{report}");
+    assert!(report.contains("all passed"), "{report}");
     let mut torn = 0;
     for writer in ["ratings", "store", "energy"] {
         let line = report
@@ -79,13 +89,29 @@ fn kill_runs_lose_no_acknowledged_row_and_repair_every_torn_tail() {
         assert!(number(" rows acknowledged") >= 10, "{line}");
         torn += number(" torn tails seen");
     }
+    torn
+}
+
+#[test]
+fn kill_runs_lose_no_acknowledged_row_and_repair_every_torn_tail() {
+    let _one = one_at_a_time();
+    // Whether a kill lands inside a copy depends on the machine's load: up
+    // to three seeds, until one tears a row; each must lose nothing.
+    let torn: Vec<usize> = (5..8)
+        .scan(0, |seen, seed| {
+            (*seen == 0).then(|| {
+                *seen = kill_runs(seed);
+                *seen
+            })
+        })
+        .collect();
     // The test can fail: some kill cut a row in half.
-    assert!(torn >= 1, "no kill tore a row: {report}");
-    assert!(report.contains("all passed"), "{report}");
+    assert!(torn.iter().any(|&t| t >= 1), "no kill tore a row: {torn:?}");
 }
 
 #[test]
 fn two_processes_append_to_one_ratings_file_and_one_store_and_nothing_interleaves() {
+    let _one = one_at_a_time();
     const N: u64 = 120;
     let dir = TempDir::new("two-writers");
     let ratings = dir.join("ratings.csv");
@@ -189,6 +215,7 @@ fn holder(file: &Path, writer: &str) -> Killed {
 
 #[test]
 fn a_writer_that_holds_the_lock_is_named_by_the_one_that_waits() {
+    let _one = one_at_a_time();
     let dir = TempDir::new("held-lock");
     // A store's candidate, written by boaf itself.
     let other = dir.join("other.jsonl");
