@@ -119,33 +119,13 @@ fn two_processes_append_to_one_ratings_file_and_one_store_and_nothing_interleave
     std::fs::write(&ratings, "puzzle,rating\nold,5\n").unwrap();
     let store = dir.join("n16-E5.jsonl");
     let (n, big) = (N.to_string(), (N - 2).to_string());
+    let rater = |tag: &'static str| {
+        let args = ["--writer", "ratings", "--tag", tag, "--count", &n];
+        write(&[&args[..], &["--big-from", &big]].concat(), &ratings)
+    };
     let writers = [
-        write(
-            &[
-                "--writer",
-                "ratings",
-                "--tag",
-                "A",
-                "--count",
-                &n,
-                "--big-from",
-                &big,
-            ],
-            &ratings,
-        ),
-        write(
-            &[
-                "--writer",
-                "ratings",
-                "--tag",
-                "B",
-                "--count",
-                &n,
-                "--big-from",
-                &big,
-            ],
-            &ratings,
-        ),
+        rater("A"),
+        rater("B"),
         // The second store writer starts halfway through the first's puzzles:
         // each of those may be stored once only.
         write(
