@@ -64,6 +64,11 @@ pub enum BenchCommand {
     /// The rating server on loopback: simulated raters' submissions (lost, duplicated, latency, rate), and kill -9 runs
     #[cfg(feature = "serve")]
     Serve(super::bench_serve::BenchServeArgs),
+    /// Every writer killed with SIGKILL mid-write, 100 times each: rows acknowledged, lost, torn tails repaired, corrupt files
+    Kill(super::bench_kill::BenchKillArgs),
+    /// The writer `bench kill` kills (rows through the real writer, one `ack` line each)
+    #[command(hide = true)]
+    Write(super::bench_kill::WriteArgs),
 }
 
 /// More on `boaf bench search`, for `--help`.
@@ -206,6 +211,8 @@ pub fn bench(cmd: BenchCommand) -> Result<ExitCode> {
         BenchCommand::BestFirst(args) => bench_best_first(args),
         #[cfg(feature = "serve")]
         BenchCommand::Serve(args) => super::bench_serve::bench_serve(args),
+        BenchCommand::Kill(args) => super::bench_kill::bench_kill(args),
+        BenchCommand::Write(args) => super::bench_kill::write(args),
     }
 }
 

@@ -89,16 +89,7 @@ pub fn bench_serve(args: BenchServeArgs) -> Result<ExitCode> {
     if args.raters == 0 || args.per_rater == 0 || args.concurrency == 0 || args.puzzles == 0 {
         bail!("--raters, --per-rater, --concurrency and --puzzles are each at least 1");
     }
-    let (_temp, db) = match &args.db {
-        Some(db) => (None, db.clone()),
-        None => {
-            let dir = std::env::temp_dir().join(format!("boaf-bench-serve-{}", std::process::id()));
-            std::fs::create_dir_all(&dir)?;
-            let db = dir.join("studies.sqlite");
-            (Some(TempFolder(dir)), db)
-        }
-    };
-    let solutions = make_study(&db, &args)?;
+    let (_temp, db, load) = prepare(&args)?;
     println!(
         "boaf bench serve: {} raters × {} ratings, {} at a time, over {} puzzles of {} cards; {}",
         args.raters,
@@ -108,6 +99,31 @@ pub fn bench_serve(args: BenchServeArgs) -> Result<ExitCode> {
         args.cards,
         db.display()
     );
+    let ok = if args.kill_runs == 0 {
+        load_run(&db, &load)?
+    } else {
+        kill_runs(&db, &load, args.kill_runs, args.seed)?.ok()
+    };
+    Ok(if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+/// The database (a new one in a temporary folder unless `--db`) with the
+/// study made in it, and the load.
+fn prepare(args: &BenchServeArgs) -> Result<(Option<TempFolder>, PathBuf, Load)> {
+    let (temp, db) = match &args.db {
+        Some(db) => (None, db.clone()),
+        None => {
+            let dir = std::env::temp_dir().join(format!("boaf-bench-serve-{}", std::process::id()));
+            std::fs::create_dir_all(&dir)?;
+            let db = dir.join("studies.sqlite");
+            (Some(TempFolder(dir)), db)
+        }
+    };
+    let solutions = make_study(&db, args)?;
     let load = Load {
         raters: args.raters,
         per_rater: args.per_rater,
@@ -115,16 +131,45 @@ pub fn bench_serve(args: BenchServeArgs) -> Result<ExitCode> {
         deadline: Duration::from_secs(args.max_seconds),
         solutions: Arc::new(solutions),
     };
-    let ok = if args.kill_runs == 0 {
-        load_run(&db, &load)?
-    } else {
-        kill_runs(&db, &load, args.kill_runs, args.seed)?
+    Ok((temp, db, load))
+}
+
+/// `boaf bench kill --writer study`: `runs` kill runs under a load of 200
+/// raters × 4 ratings, 16 at a time, over 10 puzzles of 8 cards.
+pub fn study_kill_runs(runs: usize, seed: u64) -> Result<StudyKills> {
+    let args = BenchServeArgs {
+        raters: 200,
+        per_rater: 4,
+        concurrency: 16,
+        puzzles: 10,
+        cards: 8,
+        kill_runs: runs,
+        seed,
+        max_seconds: 60,
+        db: None,
     };
-    Ok(if ok {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    })
+    let (_temp, db, load) = prepare(&args)?;
+    kill_runs(&db, &load, runs, seed)
+}
+
+/// What the kill runs found.
+pub struct StudyKills {
+    /// Ratings acknowledged with a 2xx reply, over all runs.
+    pub acknowledged: usize,
+    /// Of those, not in the database after the restart.
+    pub lost: usize,
+    /// Half-written rows found, over all runs.
+    pub half_written: u32,
+    /// Runs whose database was damaged: an integrity check that failed, a
+    /// half-written or duplicated row, or a server that did not serve again.
+    pub corrupt: usize,
+}
+
+impl StudyKills {
+    /// Whether every run passed.
+    pub fn ok(&self) -> bool {
+        self.lost == 0 && self.corrupt == 0
+    }
 }
 
 /// Makes the study of random solvable puzzles; returns each puzzle's
@@ -521,11 +566,11 @@ fn load_run(db: &Path, load: &Load) -> Result<bool> {
 }
 
 /// `runs` runs that kill the server at a seeded random moment under the load.
-fn kill_runs(db: &Path, load: &Load, runs: usize, seed: u64) -> Result<bool> {
+fn kill_runs(db: &Path, load: &Load, runs: usize, seed: u64) -> Result<StudyKills> {
     let mut rng = StdRng::seed_from_u64(seed);
     let total = load.raters * load.per_rater as usize;
     let mut all_ok = true;
-    let (mut acknowledged, mut lost) = (0, 0);
+    let (mut acknowledged, mut lost, mut half_written, mut corrupt) = (0, 0, 0, 0);
     for run in 1..=runs {
         // The moment: after a random number of acknowledgements.
         let kill_after = rng.random_range(1..total.max(2));
@@ -560,6 +605,10 @@ fn kill_runs(db: &Path, load: &Load, runs: usize, seed: u64) -> Result<bool> {
         all_ok &= ok;
         acknowledged += seen.acknowledged.len();
         lost += check.lost;
+        half_written += check.half_written;
+        corrupt += usize::from(
+            check.integrity != "ok" || check.half_written > 0 || check.duplicated > 0 || !serves,
+        );
         println!(
             "run {run}: killed after {} acknowledged (aimed at {kill_after}); {} present, {} lost, {} duplicated, integrity {}, {} half-written, restarted {}",
             seen.acknowledged.len(),
@@ -575,5 +624,10 @@ fn kill_runs(db: &Path, load: &Load, runs: usize, seed: u64) -> Result<bool> {
         "kill runs: {runs}, {acknowledged} acknowledged in all, {lost} lost; {}",
         if all_ok { "all passed" } else { "FAILED" }
     );
-    Ok(all_ok)
+    Ok(StudyKills {
+        acknowledged,
+        lost,
+        half_written,
+        corrupt,
+    })
 }

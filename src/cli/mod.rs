@@ -11,6 +11,7 @@
 
 mod agents;
 mod bench;
+mod bench_kill;
 #[cfg(feature = "serve")]
 mod bench_serve;
 mod book;

@@ -12,7 +12,7 @@
 //! - [`study`]: the ratings store and the regression of ratings on features.
 //! - [`folder`]: the working folder's layout (`puzzles/`, `ratings/`,
 //!   `assets/`, `energies/`) and how energies load from it; [`durable`]:
-//!   writes that survive a crash; [`format`](mod@format): numbers as people read them;
+//!   writes that survive a crash; [`lock`]: one writer of a file at a time; [`format`](mod@format): numbers as people read them;
 //!   [`parallel`]: work spread over a set number of threads; [`hash`]: the
 //!   fixed hashes behind energy ids and seeds; [`stats`]: the experiments'
 //!   statistics (Wilson, McNemar, Spearman).
@@ -26,6 +26,7 @@ pub mod folder;
 pub mod format;
 pub mod generator;
 pub mod hash;
+pub mod lock;
 pub mod parallel;
 pub mod stats;
 pub mod study;

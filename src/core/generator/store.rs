@@ -3,15 +3,17 @@
 //!
 //! Writes append one line and sync it, so a crash loses at most the line
 //! being written. Reading skips a torn last line (and any other bad line)
-//! with a warning that names it. A store drops duplicates: the same puzzle,
+//! with a warning that names it; opening moves a torn last line aside.
+//! Writers take turns under the file's lock (see [`crate::lock`]). A store drops duplicates: the same puzzle,
 //! or one isomorphic to it (see [`crate::engine::canon`]).
 
 use crate::durable::append_synced;
 use crate::engine::canon::canonical_key;
 use crate::generator::pipeline::Candidate;
+use crate::lock::{LOCK_WAIT, lock_path};
 use std::collections::HashSet;
 use std::fs::{File, OpenOptions};
-use std::io::{self, Write};
+use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 /// A line of a store that was skipped.
@@ -88,37 +90,71 @@ pub fn dedup_key(c: &Candidate) -> Option<String> {
 /// An open store file that appends new, non-isomorphic candidates.
 pub struct PuzzleStore {
     path: PathBuf,
-    file: File,
     keys: HashSet<String>,
+    /// Where the file ended when this store last read or wrote it.
+    end: u64,
 }
 
 impl PuzzleStore {
     /// Opens (or creates) a store, reading the puzzles already in it.
-    /// Returns the store and the lines it skipped.
+    /// Returns the store and the lines it skipped. A torn last line (a write
+    /// cut short) is among them, and is moved to `<file>.torn` and cut off,
+    /// so the next line starts on a line of its own and every line reads.
     pub fn open(path: &Path) -> io::Result<(PuzzleStore, Vec<Skipped>)> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir)?;
         }
-        let bytes = match std::fs::read(path) {
-            Ok(t) => t,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => Vec::new(),
-            Err(e) => return Err(e),
+        let mut lock = lock_path(path, true, LOCK_WAIT)?;
+        let mut store = PuzzleStore {
+            path: path.to_path_buf(),
+            keys: HashSet::new(),
+            end: 0,
         };
-        let (old, skipped) = parse_store_bytes(&bytes);
-        let mut file = OpenOptions::new().create(true).append(true).open(path)?;
-        if !bytes.is_empty() && !bytes.ends_with(b"\n") {
-            // End the torn line so the next record starts on a line of its own.
-            file.write_all(b"\n")?;
+        let skipped = store.catch_up(&mut lock)?;
+        Ok((store, skipped))
+    }
+
+    /// Reads what the locked file gained since this store last read or
+    /// wrote it (another writer's lines, or all of it at first): their
+    /// puzzles join the duplicates to drop, and a torn line they left is
+    /// moved aside. Returns the lines skipped.
+    fn catch_up(&mut self, lock: &mut File) -> io::Result<Vec<Skipped>> {
+        let len = lock.metadata()?.len();
+        if len < self.end {
+            // Cut shorter by hand: read it all again.
+            self.end = 0;
+            self.keys.clear();
         }
-        let keys = old.iter().filter_map(dedup_key).collect();
-        Ok((
-            PuzzleStore {
-                path: path.to_path_buf(),
-                file,
-                keys,
-            },
-            skipped,
-        ))
+        let mut bytes = Vec::new();
+        let mut reader: &File = lock;
+        reader.seek(SeekFrom::Start(self.end))?;
+        reader.take(len - self.end).read_to_end(&mut bytes)?;
+        let (found, skipped) = parse_store_bytes(&bytes);
+        self.keys.extend(found.iter().filter_map(dedup_key));
+        let mut end = self.end + bytes.len() as u64;
+        if !bytes.is_empty() && !bytes.ends_with(b"\n") {
+            let start = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+            if skipped.last().is_some_and(|s| s.torn) {
+                // Kept beside the store, then cut off.
+                let saved_to = PathBuf::from(format!("{}.torn", self.path.display()));
+                let mut side = OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(&saved_to)?;
+                side.write_all(&bytes[start..])?;
+                side.write_all(b"\n")?;
+                side.sync_all()?;
+                end = self.end + start as u64;
+                lock.set_len(end)?;
+                lock.sync_all()?;
+            } else {
+                // Whole, but without its newline: end the line.
+                append_synced(lock, b"\n")?;
+                end += 1;
+            }
+        }
+        self.end = end;
+        Ok(skipped)
     }
 
     /// The file.
@@ -138,6 +174,9 @@ impl PuzzleStore {
 
     /// Appends a candidate unless an isomorphic puzzle is already stored.
     /// Returns whether it was written. The line is synced before returning.
+    /// The file is locked from the check for duplicates to the sync, after
+    /// reading what another writer (`boaf generate`, another window) added,
+    /// so two writers never interleave lines or store one puzzle twice.
     pub fn add(&mut self, c: &Candidate) -> io::Result<bool> {
         let key = dedup_key(c).ok_or_else(|| {
             io::Error::new(
@@ -145,13 +184,16 @@ impl PuzzleStore {
                 format!("bad puzzle {}", c.puzzle),
             )
         })?;
+        let mut lock = lock_path(&self.path, false, LOCK_WAIT)?;
+        self.catch_up(&mut lock)?;
         if self.keys.contains(&key) {
             return Ok(false);
         }
         let mut line = serde_json::to_string(c).map_err(io::Error::other)?;
         line.push('\n');
         // A crash leaves at most this line torn, which reading skips.
-        append_synced(&mut self.file, line.as_bytes())?;
+        append_synced(&mut lock, line.as_bytes())?;
+        self.end += line.len() as u64;
         self.keys.insert(key);
         Ok(true)
     }

@@ -9,7 +9,8 @@
 //! (the file does not end in a newline) is moved aside to `<file>.torn` before
 //! the next append, so it can never swallow the rows after it. Reading goes by
 //! column name, so files written before a column was added still read, and a
-//! torn last row is reported and skipped. A ratings file has at least the
+//! torn last row is reported and skipped. Two writers of one file (two app
+//! windows) take turns under its lock, each row whole. A ratings file has at least the
 //! `puzzle` and `rating` columns; an empty file is not one (though
 //! [`RatingsStore::open`] starts a new file there). Every problem is
 //! reported with the file's own 1-based line (the header is line 1).
@@ -18,6 +19,7 @@ use crate::agents::grade::grade;
 use crate::durable::{FileError, append_synced, write_atomically};
 use crate::engine::feature::Feature;
 use crate::engine::features::Features;
+use crate::lock::{LOCK_WAIT, Locked, lock_path, same_file};
 use serde::Serialize;
 use std::fs::{File, OpenOptions};
 use std::io::{self, Read, Seek, SeekFrom, Write};
@@ -207,6 +209,18 @@ pub struct RatingsStore {
     path: PathBuf,
     columns: Vec<String>,
     backup: Option<PathBuf>,
+    /// Where the file ended after this store's last write (`None`: unknown,
+    /// read it again before the next).
+    end: Option<u64>,
+}
+
+/// Where a locked file ends, or `None` when the name now leads to another
+/// file (rewritten by a rename while it was locked).
+fn end_of(file: &File, path: &Path) -> Result<Option<u64>, RatingsError> {
+    if !same_file(file, path).map_err(io_err(path))? {
+        return Ok(None);
+    }
+    Ok(Some(file.metadata().map_err(io_err(path))?.len()))
 }
 
 /// What [`RatingsStore::open`] had to repair: a torn last row moved aside.
@@ -243,8 +257,20 @@ impl RatingsStore {
     /// existed is rewritten with them (empty in its old rows) by writing a
     /// copy and renaming it over the file, after saving the old one as
     /// `<file>.bak` (or `.bak2`, …); one with rows that do not read is not
-    /// rewritten, and keeps its own layout.
+    /// rewritten, and keeps its own layout. All this is done under the
+    /// file's lock (see [`crate::lock`]), so two writers never repair it at once.
     pub fn open(path: &Path) -> Result<(RatingsStore, Option<Repair>), RatingsError> {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(io_err(path))?;
+        }
+        let lock = lock_path(path, true, LOCK_WAIT).map_err(io_err(path))?;
+        let (mut store, repair) = RatingsStore::open_locked(path)?;
+        store.end = end_of(&lock, path)?;
+        Ok((store, repair))
+    }
+
+    /// [`RatingsStore::open`] once the file is locked.
+    fn open_locked(path: &Path) -> Result<(RatingsStore, Option<Repair>), RatingsError> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(io_err(path))?;
         }
@@ -272,7 +298,11 @@ impl RatingsStore {
                     }
                 }));
             }
-            write_atomically(path, &record(&ours))?;
+            // Already this header: left alone (a writer that reads the file
+            // again must not rename it from under the lock every time).
+            if bytes != record(&ours) {
+                write_atomically(path, &record(&ours))?;
+            }
             return Ok((RatingsStore::at(path, ours), None));
         }
         if let Some(e) = not_ratings(&table, &bytes, &name) {
@@ -326,6 +356,29 @@ impl RatingsStore {
             path: path.to_path_buf(),
             columns,
             backup: None,
+            end: None,
+        }
+    }
+
+    /// Locks the file for one append. When it has changed since this store
+    /// last wrote (another writer appended, repaired or rewrote it), it is
+    /// read again as [`RatingsStore::open`] reads it first: a row they left
+    /// torn is moved aside and columns they added are taken up, so the row
+    /// to come lands on a line of its own in the file's own layout.
+    fn lock(&mut self) -> Result<Locked, RatingsError> {
+        loop {
+            let file = lock_path(&self.path, false, LOCK_WAIT).map_err(io_err(&self.path))?;
+            let len = file.metadata().map_err(io_err(&self.path))?.len();
+            if self.end == Some(len) {
+                return Ok(file);
+            }
+            let (fresh, _) = RatingsStore::open_locked(&self.path)?;
+            self.columns = fresh.columns;
+            self.backup = fresh.backup.or(self.backup.take());
+            self.end = end_of(&file, &self.path)?;
+            if self.end.is_some() {
+                return Ok(file);
+            }
         }
     }
 
@@ -353,14 +406,15 @@ impl RatingsStore {
     }
 
     /// Appends one rating as one row and syncs it to disk.
+    /// Another writer's rows are never interleaved with it: the file is
+    /// locked from the check of where it ends to the sync.
     pub fn append(&mut self, rating: &Rating) -> Result<(), RatingsError> {
+        let mut file = self.lock()?;
         let line = self.row_bytes(rating)?;
-        let mut file = OpenOptions::new()
-            .append(true)
-            .open(&self.path)
-            .map_err(io_err(&self.path))?;
         // One write: a kill leaves the row whole or torn, never interleaved.
-        append_synced(&mut file, &line).map_err(io_err(&self.path))
+        append_synced(&mut file, &line).map_err(io_err(&self.path))?;
+        self.end = self.end.map(|end| end + line.len() as u64);
+        Ok(())
     }
 }
 

@@ -256,15 +256,24 @@ fn store_drops_isomorphic_puzzles_and_skips_a_torn_line() {
     assert_eq!(skipped.len(), 1);
     assert!(skipped[0].torn);
     assert_eq!(skipped[0].line, 4);
-    // Reopening carries on after the torn line.
+    // Reopening reports the torn line, moves it aside and carries on after it.
     let (mut store, skipped) = PuzzleStore::open(&path).unwrap();
     assert_eq!(skipped.len(), 1);
+    assert!(skipped[0].torn);
+    assert_eq!(
+        std::fs::read_to_string(dir.join("sub/p.jsonl.torn")).unwrap(),
+        format!("{}\n", &line[..line.len() / 2])
+    );
+    assert_eq!(store.len(), 3);
     let more = run(job(6, "E2", 100, 4, 0..1), 1);
     assert!(store.add(&more[0]).unwrap());
     let (read, skipped) = parse_store(&std::fs::read_to_string(&path).unwrap());
     assert_eq!(read.len(), 4);
-    assert_eq!(skipped.len(), 1);
-    assert!(!skipped[0].torn, "no longer the last line");
+    assert_eq!(read[3], more[0]);
+    assert!(
+        skipped.is_empty(),
+        "the torn line was moved aside: {skipped:?}"
+    );
 }
 
 #[test]
