@@ -99,7 +99,10 @@ fn run(mut store: Store, mut rng: StdRng, jobs: Receiver<Job>) {
             answers.push(store.in_savepoint(|s| job(s, &mut rng)));
         }
         let committed = store.commit_batch().map_err(|e| {
-            eprintln!("boaf serve: a batch did not commit to {}: {e}", store.file());
+            eprintln!(
+                "boaf serve: a batch did not commit to {}: {e}",
+                store.file()
+            );
             "the server failed to store that; try again".to_string()
         });
         for answer in answers {

@@ -1,24 +1,27 @@
 //! The app on a full disk (its `ratings` or `assets` folder a small tmpfs
 //! filled to the last byte): a save that fails shows the file and the OS's
-//! reason, keeps what the person entered, and saves it once space is freed.
+//! reason, keeps what the person entered, and saves it once space is freed;
+//! a game in progress that could not be kept is written once there is room.
 //! Needs root (see `src/core/tests/common/tmpfs.rs`).
 
 mod common;
 #[path = "../../core/tests/common/tmpfs.rs"]
 mod tmpfs;
 
-use boaf_app::{BoafApp, Tab};
+use boaf_app::{BoafApp, Tab, cell_label};
 use boaf_core::engine::analysis::AnalysisOptions;
 use boaf_core::engine::deal::deal;
 use boaf_core::engine::feature::FeatureSet;
 use boaf_core::engine::features::features_for;
 use boaf_core::folder::Folder;
+use boaf_core::study::in_progress::read_in_progress;
 use boaf_core::study::ratings::read_ratings;
 use common::*;
 use eframe::egui;
 use egui_kittest::Harness;
 use egui_kittest::kittest::{NodeT, Queryable};
 use std::path::Path;
+use std::time::Duration;
 use tmpfs::Tmpfs;
 
 /// What the OS says when the disk is full.
@@ -158,4 +161,43 @@ fn an_energy_edit_that_meets_a_full_disk_stays_in_the_editor_and_saves_once_spac
     assert_eq!(std::fs::read_to_string(&file).unwrap(), edited);
     assert!(h.query_by_label(&said).is_none(), "the error is gone");
     assert!(h.query_by_label_contains("more-").is_some(), "in use");
+}
+
+#[test]
+fn a_game_in_progress_not_kept_on_a_full_disk_is_kept_once_space_is_freed() {
+    let root = temp_root("full-disk-in-progress");
+    let Some(disk) = Tmpfs::mount(&root.join("ratings"), "256k", "full-disk game in progress")
+    else {
+        return;
+    };
+    let d = deal(1);
+    let f = features_for(&d, FeatureSet::EMPTY, &AnalysisOptions::default()).unwrap();
+    store(&root, &candidate(&d, f, Vec::new()));
+    let time = TestClock::default();
+    let mut h = harness_with(&root, egui::vec2(1280.0, 1400.0), time.clock());
+    h.state_mut().play_candidate(0);
+    h.state_mut().set_tab(Tab::Play);
+    h.run();
+    let filler = disk.fill();
+    let mv = d.legal_moves()[0];
+    for cell in [mv.from, mv.to] {
+        h.get_by_label(&cell_label(&d, cell as usize)).click();
+        h.run();
+    }
+    let file = Folder::new(root.path()).in_progress();
+    let said = format!(
+        "The games in progress were not kept: {}: {FULL}",
+        file.display()
+    );
+    assert_eq!(h.state().status_text(), Some(said.as_str()));
+    assert!(!file.exists());
+    assert_eq!(names(&root.join("ratings")), ["filler"]);
+    // Space freed, and a moment later (no move needed) the game is kept.
+    disk.free(&filler);
+    time.advance(Duration::from_secs(3));
+    h.run();
+    let games = read_in_progress(&file).unwrap();
+    assert_eq!(games.len(), 1, "{:?}", h.state().status_text());
+    let puzzle = &h.state().current().unwrap().puzzle;
+    assert_eq!(games[puzzle].game.played, [(mv, true)]);
 }

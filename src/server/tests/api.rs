@@ -1654,8 +1654,7 @@ fn connections_over_the_cap_wait_for_a_free_one() {
 #[tokio::test]
 async fn a_full_disk_answers_a_rating_with_a_server_error_and_keeps_the_database_whole() {
     let dir = tempfile::tempdir().unwrap();
-    let Some(disk) = tmpfs::Tmpfs::mount(&dir.path().join("disk"), "1m", "full-disk study")
-    else {
+    let Some(disk) = tmpfs::Tmpfs::mount(&dir.path().join("disk"), "1m", "full-disk study") else {
         return;
     };
     let db = disk.join("studies.sqlite");
@@ -1672,7 +1671,9 @@ async fn a_full_disk_answers_a_rating_with_a_server_error_and_keeps_the_database
         deals,
     };
     let (c, id, k) = t.first_puzzle("", "").await;
-    let first = t.rate(&c, &t.won("full-1", id, k, json!(7), "before")).await;
+    let first = t
+        .rate(&c, &t.won("full-1", id, k, json!(7), "before"))
+        .await;
     assert_eq!(first.status, StatusCode::CREATED, "{}", first.json);
     let (id2, k2) = t.next(&c).await.expect("a second puzzle");
     let filler = disk.fill();
