@@ -40,7 +40,7 @@ fn room(path: &Path) -> usize {
 /// is taken part-way (the last page's room) before "No space left on
 /// device", so the test that follows is of a torn row; leaves the file as it was.
 fn assert_taken_part_way(path: &Path, bytes: &[u8]) {
-    let before = std::fs::read(path).unwrap();
+    let before = std::fs::read_to_string(path).unwrap();
     let room = room(path);
     assert!(0 < room && room < bytes.len(), "room {room}");
     let mut file = OpenOptions::new().append(true).open(path).unwrap();
@@ -50,7 +50,7 @@ fn assert_taken_part_way(path: &Path, bytes: &[u8]) {
         Some(28)
     );
     file.set_len(before.len() as u64).unwrap();
-    assert_eq!(std::fs::read(path).unwrap(), before);
+    assert_eq!(std::fs::read_to_string(path).unwrap(), before);
 }
 
 fn rating(k: usize, notes: String) -> Rating {
@@ -86,14 +86,14 @@ fn a_ratings_append_on_a_full_disk_names_the_file_and_leaves_no_half_row() {
         store.append(&rating(k, format!("row {k}"))).unwrap();
     }
     let filler = disk.fill();
-    let before = std::fs::read(&path).unwrap();
+    let before = std::fs::read_to_string(&path).unwrap();
     // Longer than the room left in the file's last page: the disk takes part of it.
     let big = rating(3, "a long note, ".repeat(room(&path) / 13 + 40));
     assert_taken_part_way(&path, &store.row_bytes(&big).unwrap());
     let err = store.append(&big).unwrap_err();
     assert_eq!(err.to_string(), format!("{}: {FULL}", path.display()));
     // The part the disk took is cut back: the file is byte for byte as it was.
-    assert_eq!(std::fs::read(&path).unwrap(), before);
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), before);
     // Opened again on the full disk (as the app does at each save): nothing
     // to repair, and the same error.
     let (mut again, repair) = RatingsStore::open(&path).unwrap();
@@ -142,7 +142,7 @@ fn a_puzzle_store_append_on_a_full_disk_fails_whole_and_the_next_starts_a_fresh_
         assert!(store.add(c).unwrap());
     }
     let filler = disk.fill();
-    let before = std::fs::read(&path).unwrap();
+    let before = std::fs::read_to_string(&path).unwrap();
     let big = candidate(3, room(&path) / 16 + 200);
     let mut line = serde_json::to_vec(&big).unwrap();
     line.push(b'\n');
@@ -155,7 +155,7 @@ fn a_puzzle_store_append_on_a_full_disk_fails_whole_and_the_next_starts_a_fresh_
         format!("could not store it in {}: {err}", store.path().display()),
         format!("could not store it in {}: {FULL}", path.display())
     );
-    assert_eq!(std::fs::read(&path).unwrap(), before);
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), before);
     // Not counted as stored: after freeing space the same store takes it.
     assert_eq!(store.len(), 3);
     disk.free(&filler);
