@@ -20,9 +20,8 @@ use common::*;
 use eframe::egui;
 use egui_kittest::Harness;
 use egui_kittest::kittest::{NodeT, Queryable};
-use std::path::Path;
 use std::time::Duration;
-use tmpfs::Tmpfs;
+use tmpfs::{Tmpfs, names};
 
 /// What the OS says when the disk is full.
 const FULL: &str = "No space left on device (os error 28)";
@@ -45,16 +44,6 @@ fn type_into(h: &mut Harness<'_, BoafApp>, role: egui::Role, text: &str) {
     h.run();
     h.get_by_role(role).type_text(text);
     h.run();
-}
-
-/// The names in a folder.
-fn names(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    names
 }
 
 #[test]

@@ -22,13 +22,21 @@ use std::fs::OpenOptions;
 use std::io::Write;
 use std::path::Path;
 use temp::TempDir;
-use tmpfs::Tmpfs;
+use tmpfs::{Tmpfs, names};
 
 /// What the OS says when the disk is full.
 const FULL: &str = "No space left on device (os error 28)";
 
 /// tmpfs hands out space a page at a time.
 const PAGE: u64 = 4096;
+
+/// A 256 KiB tmpfs in a temporary folder named `name`, or `None` when the
+/// test is skipped; the disk is unmounted before the folder goes.
+fn small_disk(name: &str) -> Option<(Tmpfs, TempDir)> {
+    let dir = TempDir::new(name);
+    let disk = Tmpfs::mount(&dir.join("disk"), "256k", name)?;
+    Some((disk, dir))
+}
 
 /// Free bytes in the last page of a file: what a full disk still takes.
 fn room(path: &Path) -> usize {
@@ -76,8 +84,7 @@ fn rating(k: usize, notes: String) -> Rating {
 
 #[test]
 fn a_ratings_append_on_a_full_disk_names_the_file_and_leaves_no_half_row() {
-    let dir = TempDir::new("full-disk-ratings");
-    let Some(disk) = Tmpfs::mount(&dir.join("disk"), "256k", "full-disk ratings") else {
+    let Some((disk, _dir)) = small_disk("full-disk-ratings") else {
         return;
     };
     let path = disk.join("ratings/ratings.csv");
@@ -131,8 +138,7 @@ fn candidate(k: i32, steps: usize) -> Candidate {
 
 #[test]
 fn a_puzzle_store_append_on_a_full_disk_fails_whole_and_the_next_starts_a_fresh_line() {
-    let dir = TempDir::new("full-disk-store");
-    let Some(disk) = Tmpfs::mount(&dir.join("disk"), "256k", "full-disk store") else {
+    let Some((disk, _dir)) = small_disk("full-disk-store") else {
         return;
     };
     let path = disk.join("puzzles/n16-test.jsonl");
@@ -169,8 +175,7 @@ fn a_puzzle_store_append_on_a_full_disk_fails_whole_and_the_next_starts_a_fresh_
 
 #[test]
 fn an_atomic_save_on_a_full_disk_keeps_the_old_file_and_leaves_no_temporary() {
-    let dir = TempDir::new("full-disk-atomic");
-    let Some(disk) = Tmpfs::mount(&dir.join("disk"), "256k", "full-disk atomic save") else {
+    let Some((disk, _dir)) = small_disk("full-disk-atomic") else {
         return;
     };
     let path = disk.join("energies/user.toml");
@@ -182,11 +187,7 @@ fn an_atomic_save_on_a_full_disk_keeps_the_old_file_and_leaves_no_temporary() {
     // The file saved, not the temporary, and the reason once.
     assert_eq!(err.to_string(), format!("{}: {FULL}", path.display()));
     assert_eq!(std::fs::read(&path).unwrap(), old);
-    let left: Vec<String> = std::fs::read_dir(disk.join("energies"))
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    assert_eq!(left, ["user.toml"]);
+    assert_eq!(names(&disk.join("energies")), ["user.toml"]);
     disk.free(&filler);
     write_atomically(&path, &new).unwrap();
     assert_eq!(std::fs::read(&path).unwrap(), new);

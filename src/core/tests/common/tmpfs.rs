@@ -80,6 +80,16 @@ impl Tmpfs {
     }
 }
 
+/// The names in a folder, sorted (what a failed save left there).
+pub fn names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
 impl Drop for Tmpfs {
     fn drop(&mut self) {
         let plain = Command::new("umount").arg(&self.0).status();
