@@ -33,6 +33,10 @@ pub(super) const SHORTCUTS: &str = "Keyboard shortcuts:\n\
 /// Time between the moves of a solution replay.
 const REPLAY_STEP: Duration = Duration::from_millis(700);
 
+/// How long after a failed write (a full disk) the games in progress are
+/// written again.
+const KEEP_RETRY: Duration = Duration::from_secs(2);
+
 /// What a background solve is for.
 #[derive(Copy, Clone, Debug, PartialEq)]
 enum Purpose {
@@ -90,6 +94,9 @@ pub(super) struct PlayPanel {
     file: Option<PathBuf>,
     /// The play changed in a way worth keeping: written at the next tick.
     changed: bool,
+    /// When the last write of the games in progress failed (a full disk):
+    /// tried again [`KEEP_RETRY`] after, not at every frame.
+    failed_at: Option<Duration>,
     selected: Option<usize>,
     /// Where the time comes from (the system's clock, or a test's).
     now: Clock,
@@ -144,6 +151,7 @@ impl PlayPanel {
             waiting: InProgress::new(),
             file: None,
             changed: false,
+            failed_at: None,
             selected: None,
             now,
             hint: None,
@@ -249,7 +257,10 @@ impl PlayPanel {
     /// board) when the play changed since the last write. An error to show,
     /// if the write failed.
     pub(super) fn keep(&mut self) -> Option<String> {
-        if !std::mem::take(&mut self.changed) {
+        let now = (self.now)();
+        if self.failed_at.is_some_and(|t| now < t + KEEP_RETRY)
+            || !std::mem::take(&mut self.changed)
+        {
             return None;
         }
         let file = self.file.as_ref()?;
@@ -257,11 +268,13 @@ impl PlayPanel {
         if let (Some(s), Some(puzzle)) = (&self.session, &self.puzzle)
             && s.in_progress()
         {
-            games.insert(puzzle.clone(), s.save((self.now)()));
+            games.insert(puzzle.clone(), s.save(now));
         }
-        write_in_progress(file, &games)
-            .err()
-            .map(|e| format!("The games in progress were not kept: {e}"))
+        let failed = write_in_progress(file, &games).err();
+        // Still to keep: once space is freed, the next try writes it.
+        self.changed = failed.is_some();
+        self.failed_at = failed.as_ref().map(|_| now);
+        failed.map(|e| format!("The games in progress were not kept: {e}"))
     }
 
     /// The position on the board, if a game is open.

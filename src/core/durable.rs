@@ -35,9 +35,10 @@ impl FileError {
 /// file never share it), renames it over the file, then syncs the folder so
 /// the rename survives a power cut. The folder is made first if it is
 /// missing. A crash leaves the old file or the new one, never half of
-/// either; a failure leaves no temporary behind, but a kill mid-write leaves
-/// its `.writing` sibling (hidden, and ignored by git), which no later write
-/// removes: another writer's may be in use.
+/// either; a failure (a full disk) leaves the old file and no temporary
+/// behind, and its error names the file, not the temporary. A kill mid-write
+/// leaves its `.writing` sibling (hidden, and ignored by git), which no later
+/// write removes: another writer's may be in use.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), FileError> {
     let dir = match path.parent().filter(|d| !d.as_os_str().is_empty()) {
         Some(dir) => {
@@ -55,12 +56,12 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), FileError> {
     builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
     // Dropping the temporary on an error removes it.
     let mut tmp = builder.tempfile_in(dir).map_err(FileError::at(dir))?;
-    tmp.write_all(bytes)
+    // Through the plain file: the temporary's own `Write` appends its path
+    // to the OS's reason, which would name the temporary twice.
+    tmp.as_file_mut()
+        .write_all(bytes)
         .and_then(|()| tmp.as_file().sync_all())
-        .map_err(|error| FileError {
-            path: tmp.path().to_path_buf(),
-            error,
-        })?;
+        .map_err(FileError::at(path))?;
     tmp.persist(path)
         .map_err(|e| FileError::at(path)(e.error))?;
     // Not every platform can open a folder; the rename is done either way.
@@ -72,10 +73,18 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), FileError> {
 
 /// Appends one record with a single write, then syncs it: a kill leaves the
 /// record whole or cut short at the end of the file, never interleaved with
-/// another, and every record before it intact.
+/// another, and every record before it intact. A write or sync that fails
+/// (a full disk can take part of the record) cuts the file back to where the
+/// record began, so no half record is left for the next one to join.
 pub fn append_synced(file: &mut File, record: &[u8]) -> io::Result<()> {
-    file.write_all(record)?;
-    file.sync_data()
+    let start = file.metadata()?.len();
+    let done = file.write_all(record).and_then(|()| file.sync_data());
+    if done.is_err() && file.metadata().is_ok_and(|m| m.len() > start) {
+        // Cutting back frees space, so it works on a full disk too; should
+        // it fail, the torn tail is what the next open repairs.
+        let _ = file.set_len(start).and_then(|()| file.sync_data());
+    }
+    done
 }
 
 #[cfg(test)]

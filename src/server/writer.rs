@@ -89,7 +89,7 @@ fn run(mut store: Store, mut rng: StdRng, jobs: Receiver<Job>) {
             // request of the batch runs: their answers are dropped, which
             // each client gets as a failure to retry (retries are
             // idempotent), and nothing is acknowledged that was not stored.
-            eprintln!("boaf serve: a batch did not begin: {e}");
+            eprintln!("boaf serve: a batch did not begin in {}: {e}", store.file());
             store.abandon_batch();
             drop(batch);
             continue;
@@ -99,7 +99,10 @@ fn run(mut store: Store, mut rng: StdRng, jobs: Receiver<Job>) {
             answers.push(store.in_savepoint(|s| job(s, &mut rng)));
         }
         let committed = store.commit_batch().map_err(|e| {
-            eprintln!("boaf serve: a batch did not commit: {e}");
+            eprintln!(
+                "boaf serve: a batch did not commit to {}: {e}",
+                store.file()
+            );
             "the server failed to store that; try again".to_string()
         });
         for answer in answers {

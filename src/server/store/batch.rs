@@ -24,6 +24,11 @@ impl Store {
         })
     }
 
+    /// The database's file, for the server's messages (a full disk, say).
+    pub fn file(&self) -> &str {
+        self.conn.path().unwrap_or("the study database")
+    }
+
     /// Gives up a batch that could not begin: rolls back a transaction an
     /// earlier failure may have left open, so that the next batch can begin.
     pub fn abandon_batch(&mut self) {

@@ -1,7 +1,7 @@
 //! The JSON API in process (tower's `oneshot` over the router, each request
 //! from a given address): a full round from a study to its exported CSV,
-//! every refusal, the admin secret, idempotent retries, the hand-out order
-//! and the rate limits.
+//! every refusal, the admin secret, idempotent retries, the hand-out order,
+//! the rate limits and a full disk.
 
 use axum::Router;
 use axum::body::{Body, to_bytes};
@@ -22,6 +22,9 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tower::ServiceExt;
+
+#[path = "../../core/tests/common/tmpfs.rs"]
+mod tmpfs;
 
 /// A solvable deal and a solution of it.
 fn solvable(number: i32) -> Option<(State, Vec<Move>)> {
@@ -1642,4 +1645,54 @@ fn connections_over_the_cap_wait_for_a_free_one() {
     let (reply, _) = read_until_closed(&mut third, Duration::from_secs(5));
     assert!(reply.starts_with("HTTP/1.1 200"), "{reply}");
     server.stop().unwrap();
+}
+
+/// On a full disk (the database on a small tmpfs filled to the last byte) a
+/// rating is answered with a server error and not acknowledged; the
+/// database stays whole with every acknowledged rating, and the same
+/// request stores once space is freed. Needs root (see `tmpfs`).
+#[tokio::test]
+async fn a_full_disk_answers_a_rating_with_a_server_error_and_keeps_the_database_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(disk) = tmpfs::Tmpfs::mount(&dir.path().join("disk"), "1m", "full-disk study") else {
+        return;
+    };
+    let db = disk.join("studies.sqlite");
+    let mut store = Store::open(&db).unwrap();
+    let deals = pilot(&mut store, 2, 2);
+    let secret = store.new_admin_secret().unwrap();
+    // The file the server's message names when a batch fails.
+    assert_eq!(Some(store.file()), db.to_str());
+    let t = Test {
+        _dir: tempfile::tempdir().unwrap(),
+        db,
+        server: Server::new(store, lenient(), Some(7)),
+        secret,
+        deals,
+    };
+    let (c, id, k) = t.first_puzzle("", "").await;
+    let first = t
+        .rate(&c, &t.won("full-1", id, k, json!(7), "before"))
+        .await;
+    assert_eq!(first.status, StatusCode::CREATED, "{}", first.json);
+    let (id2, k2) = t.next(&c).await.expect("a second puzzle");
+    let filler = disk.fill();
+    let body = t.won("full-2", id2, k2, json!(3), "on a full disk");
+    let r = t.rate(&c, &body).await;
+    assert_eq!(r.status, StatusCode::INTERNAL_SERVER_ERROR, "{}", r.json);
+    assert_eq!(r.json["error"], "the server failed to do that; try again");
+    // Whole, readable, and with the acknowledged rating only.
+    let check = Store::open(&t.db).unwrap().integrity_check().unwrap();
+    assert_eq!(check, "ok");
+    assert_eq!(t.stored(), 1);
+    let rows = Store::open(&t.db).unwrap().export("pilot").unwrap();
+    assert_eq!(rows.len(), 1);
+    assert_eq!((rows[0].rating, rows[0].notes.as_str()), (7.0, "before"));
+    // Space freed: the retry of the same request stores it, once.
+    disk.free(&filler);
+    let again = t.rate(&c, &body).await;
+    assert_eq!(again.status, StatusCode::CREATED, "{}", again.json);
+    assert_eq!(t.rate(&c, &body).await.json, again.json);
+    assert_eq!(t.stored(), 2);
+    assert_eq!(Store::open(&t.db).unwrap().integrity_check().unwrap(), "ok");
 }
