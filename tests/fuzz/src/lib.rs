@@ -22,6 +22,49 @@ use boaf_server::limits::{
     MAX_NAME, MAX_NICKNAME, check_nickname, check_notes, check_pid, check_study_name,
 };
 
+/// The most one allocation may ask for while a target runs. libFuzzer's own
+/// `-malloc_limit_mb` needs a sanitizer's malloc hooks, which a build with
+/// no sanitizer lacks, so the cap is kept here: an input of at most 64 KiB
+/// that makes a parser ask for more is a bug, and aborting makes libFuzzer
+/// keep it as a crash.
+pub const ALLOCATION_CAP: usize = 256 << 20;
+
+/// The system allocator, aborting on any allocation over [`ALLOCATION_CAP`].
+struct Capped;
+
+// SAFETY: every call is passed on unchanged to the system allocator.
+unsafe impl std::alloc::GlobalAlloc for Capped {
+    unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
+        over_cap(layout.size());
+        // SAFETY: the caller's contract is the system allocator's.
+        unsafe { std::alloc::System.alloc(layout) }
+    }
+    unsafe fn alloc_zeroed(&self, layout: std::alloc::Layout) -> *mut u8 {
+        over_cap(layout.size());
+        // SAFETY: as above.
+        unsafe { std::alloc::System.alloc_zeroed(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: std::alloc::Layout) {
+        // SAFETY: as above.
+        unsafe { std::alloc::System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: std::alloc::Layout, new: usize) -> *mut u8 {
+        over_cap(new);
+        // SAFETY: as above.
+        unsafe { std::alloc::System.realloc(ptr, layout, new) }
+    }
+}
+
+/// Aborts (no message: printing would allocate) on a size over the cap.
+fn over_cap(size: usize) {
+    if size > ALLOCATION_CAP {
+        std::process::abort();
+    }
+}
+
+#[global_allocator]
+static CAPPED: Capped = Capped;
+
 /// Every target by name, with its body: what `tests/replay.rs` runs each
 /// corpus and regression folder through.
 pub const TARGETS: [(&str, fn(&[u8])); 10] = [
