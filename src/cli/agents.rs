@@ -2,6 +2,7 @@
 //! comparison of two agents), and the deals' split into solvable and
 //! unsolvable that the players' commands share.
 
+use boaf_core::read::{TEXT_CAP, read_text};
 use super::input::{all_cores, parallel_map, range_arg};
 use anyhow::{Context, Result, bail};
 use boaf_core::agents::{AgentSpec, Weights, game_rng, play};
@@ -76,7 +77,8 @@ pub struct AgentsArgs {
 
 /// Reads a weights file, with the line and column of any error.
 pub fn read_weights(path: &str) -> Result<Weights> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("reading {path}"))?;
+    let text = read_text(path.as_ref(), TEXT_CAP, "a weights file")
+        .with_context(|| format!("reading {path}"))?;
     Weights::from_toml(&text).with_context(|| format!("{path}: not a weights file"))
 }
 

@@ -3,6 +3,7 @@
 //! at the column, reading a batch file of states, thread counts, a parallel
 //! map with a progress bar, medians, and progress bars on a terminal.
 
+use boaf_core::read::{TEXT_CAP, read_capped};
 use anyhow::{Context, Result, bail};
 use boaf_core::engine::deal::deal_on;
 use boaf_core::engine::notation::{ParseError, parse_grid, parse_puzzle, parse_state};
@@ -11,7 +12,7 @@ use boaf_core::format::size::whole_units;
 use boaf_core::parallel::{self, ThreadPool};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use std::io::{BufRead, IsTerminal, Read};
+use std::io::{BufRead, IsTerminal};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
@@ -139,11 +140,9 @@ pub fn read_state(input: &StateInput) -> Result<State> {
         None => "-",
     };
     let text = if arg == "-" {
-        let mut s = String::new();
-        std::io::stdin()
-            .read_to_string(&mut s)
+        let bytes = read_capped(std::io::stdin().lock(), TEXT_CAP, "a state")
             .context("reading the state from standard input")?;
-        s
+        String::from_utf8(bytes).context("reading the state from standard input")?
     } else {
         arg.to_string()
     };

@@ -13,6 +13,7 @@ mod agents;
 mod bench;
 #[cfg(feature = "serve")]
 mod bench_serve;
+mod bench_soak;
 mod book;
 mod engine;
 mod generator;
@@ -145,7 +146,12 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
     // Commands with `--memory-cap` say how to give a search more room.
     let takes_cap = matches!(
         command,
-        Command::Analyze(_) | Command::Halfway(_) | Command::Generate(_) | Command::Bench(_)
+        Command::Solve(_)
+            | Command::Deals(_)
+            | Command::Analyze(_)
+            | Command::Halfway(_)
+            | Command::Generate(_)
+            | Command::Bench(_)
     );
     let ran = match command {
         Command::App => Ok(open_app()),

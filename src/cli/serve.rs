@@ -3,6 +3,7 @@
 //! store), and `boaf serve` (with the default feature `serve`) serves them
 //! to raters over HTTP until Ctrl+C.
 
+use boaf_core::read::{TEXT_CAP, read_text};
 use super::select::Selection;
 use anyhow::{Context, Result};
 use boaf_core::engine::feature::Feature;
@@ -114,7 +115,7 @@ pub fn study(args: StudyArgs) -> Result<ExitCode> {
     let mut out = std::io::stdout().lock();
     match args.command {
         StudyCommand::Create(c) => {
-            let intro = std::fs::read_to_string(&c.intro)
+            let intro = read_text(&c.intro, TEXT_CAP, "a study's intro")
                 .with_context(|| format!("reading the intro {}", c.intro.display()))?;
             let puzzles = c.selection.select(&c.from)?;
             let new = NewStudy {

@@ -27,6 +27,7 @@ pub mod format;
 pub mod generator;
 pub mod hash;
 pub mod parallel;
+pub mod read;
 pub mod stats;
 pub mod study;
 

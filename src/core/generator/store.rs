@@ -9,6 +9,7 @@
 use crate::durable::append_synced;
 use crate::engine::canon::canonical_key;
 use crate::generator::pipeline::Candidate;
+use crate::read::{STORE_CAP, read_file};
 use std::collections::HashSet;
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
@@ -85,6 +86,9 @@ pub fn dedup_key(c: &Candidate) -> Option<String> {
     Some(format!("{}x{}:{}", c.rows, c.cols, canonical_key(&state)))
 }
 
+/// What a store is called when it is too large to read.
+const STORE: &str = "a puzzle store";
+
 /// An open store file that appends new, non-isomorphic candidates.
 pub struct PuzzleStore {
     path: PathBuf,
@@ -99,7 +103,7 @@ impl PuzzleStore {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir)?;
         }
-        let bytes = match std::fs::read(path) {
+        let bytes = match read_file(path, STORE_CAP, STORE) {
             Ok(t) => t,
             Err(e) if e.kind() == io::ErrorKind::NotFound => Vec::new(),
             Err(e) => return Err(e),
@@ -159,5 +163,5 @@ impl PuzzleStore {
 
 /// Reads a store file.
 pub fn read_store(path: &Path) -> io::Result<(Vec<Candidate>, Vec<Skipped>)> {
-    Ok(parse_store_bytes(&std::fs::read(path)?))
+    Ok(parse_store_bytes(&read_file(path, STORE_CAP, STORE)?))
 }
