@@ -44,8 +44,8 @@ fn boaf_limited(limit: u64, args: &[&str], env: &[(&str, &str)], stdin: &[u8]) -
         .arg("--")
         .arg(env!("CARGO_BIN_EXE_boaf"))
         .args(args)
-        .envs(env.iter().copied())
         .env_remove("BOAF_FILE_CAP")
+        .envs(env.iter().copied())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -117,8 +117,8 @@ fn solve_and_deals_take_a_memory_cap_and_say_how_to_raise_it() {
         return;
     }
     for args in [
-        &["solve", "--deal", "6", "--memory-cap", "1K"][..],
-        &["deals", "6..7", "--threads", "1", "--memory-cap", "1K"][..],
+        &["solve", "--deal", "29", "--memory-cap", "1K"][..],
+        &["deals", "29..30", "--threads", "1", "--memory-cap", "1K"][..],
     ] {
         let out = boaf_limited(512 * MIB, args, &[], b"");
         assert_clean_failure(
@@ -153,12 +153,17 @@ fn an_oversized_store_or_ratings_file_is_refused_under_an_address_space_limit() 
             "set BOAF_FILE_CAP=SIZE",
         ],
     );
-    // The limit is below what reading it would take: raised past the file,
-    // the cap lets it be read, and the allocation fails.
-    let raised = boaf_limited(512 * MIB, &["puzzles", &show], &[("BOAF_FILE_CAP", "2G")], b"");
+    // The limit is below what reading it would take: with the cap raised
+    // past the file, reading it runs out of memory.
+    let raised = boaf_limited(
+        512 * MIB,
+        &["puzzles", &show],
+        &[("BOAF_FILE_CAP", "2G")],
+        b"",
+    );
     let err = String::from_utf8_lossy(&raised.stderr);
     assert!(
-        !raised.status.success() && err.contains("memory allocation"),
+        !raised.status.success() && err.contains(&format!("{show}: out of memory")),
         "{err}"
     );
 
@@ -202,12 +207,25 @@ fn a_short_soak_prints_its_memory_as_it_generates() {
     let dir = TempDir::new("limits-soak");
     let folder = dir.path().display().to_string();
     let out = Command::new(env!("CARGO_BIN_EXE_boaf"))
-        .args(["bench", "soak", "-n", "6", "--steps", "20", "--minutes", "0.08"])
+        .args([
+            "bench",
+            "soak",
+            "-n",
+            "6",
+            "--steps",
+            "20",
+            "--minutes",
+            "0.08",
+        ])
         .args(["--every", "1", "--warmup", "1", "--folder", &folder])
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     // rss <label> t=<s> candidates=<n> kept_kib=<k> rss_kib=<k>
     let lines: Vec<(String, u64, u64)> = text
         .lines()
@@ -223,7 +241,11 @@ fn a_short_soak_prints_its_memory_as_it_generates() {
                     .unwrap_or_else(|_| panic!("{key} is not a number in {l:?}"))
             };
             assert!(value("t=") <= 10, "{l}");
-            (words[0].to_string(), value("candidates="), value("rss_kib="))
+            (
+                words[0].to_string(),
+                value("candidates="),
+                value("rss_kib="),
+            )
         })
         .collect();
     assert!(lines.len() >= 3, "{text}");
@@ -241,4 +263,35 @@ fn a_short_soak_prints_its_memory_as_it_generates() {
     // The store the soak made, in the folder it was given.
     let stored = std::fs::read_to_string(dir.join("puzzles/n6-E5.jsonl")).unwrap();
     assert!(stored.lines().count() > 0);
+}
+
+#[test]
+fn the_default_cap_fits_itself_to_the_address_space_limit() {
+    if !have_prlimit() {
+        return;
+    }
+    // No --memory-cap: the default 4 GiB would abort under 1 GiB, so the
+    // cap is held to a third of what the program leaves, and says why.
+    let out = boaf_limited(1024 * MIB, &["analyze", "--deal", "6"], &[], b"");
+    assert_clean_failure(
+        &out,
+        &[
+            "boaf: the search needs more than the memory cap of 256 MiB",
+            "raise the address-space limit (ulimit -v) of 1 GiB: it holds each cap to 256 MiB at most",
+        ],
+    );
+}
+
+#[test]
+fn a_batch_line_past_its_cap_is_refused() {
+    if !have_prlimit() {
+        return;
+    }
+    // One 100 MiB line with no newline: not read whole into memory.
+    let line = vec![b'-'; 100 << 20];
+    let out = boaf_limited(256 * MIB, &["halfway", "--batch", "-"], &[], &line);
+    assert_clean_failure(
+        &out,
+        &["reading - line 1: the line is over 64 KiB, so not a state"],
+    );
 }

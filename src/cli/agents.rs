@@ -2,13 +2,13 @@
 //! comparison of two agents), and the deals' split into solvable and
 //! unsolvable that the players' commands share.
 
-use boaf_core::read::{TEXT_CAP, read_text};
 use super::input::{all_cores, parallel_map, range_arg};
 use anyhow::{Context, Result, bail};
 use boaf_core::agents::{AgentSpec, Weights, game_rng, play};
 use boaf_core::engine::deal::deal;
 use boaf_core::engine::solver::solve;
 use boaf_core::format;
+use boaf_core::read::{TEXT_CAP, read_text};
 use boaf_core::stats::{mcnemar_exact, wilson};
 use clap::Args;
 use serde::Serialize;

@@ -136,7 +136,9 @@ pub fn bench_soak(args: BenchSoakArgs) -> Result<ExitCode> {
     let folder = Folder::new(&root);
     let file = folder.store_file(args.n, &energy.name);
     let params = SearchParams {
-        iterations: args.steps.unwrap_or(SearchParams::for_cards(args.n).iterations),
+        iterations: args
+            .steps
+            .unwrap_or(SearchParams::for_cards(args.n).iterations),
         ..SearchParams::for_cards(args.n)
     };
     println!(

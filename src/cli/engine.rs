@@ -119,7 +119,7 @@ pub fn solve(args: SolveArgs) -> Result<ExitCode> {
         return solve_batch(file, args.input.grid, args.memory_cap);
     }
     let state = read_state(&args.input)?;
-    let verdict = Solver::new(Limits::with_cap(args.memory_cap.0)).solve(&state)?;
+    let verdict = Solver::new(Limits::with_cap(args.memory_cap.fitted(1))).solve(&state)?;
     let report = SolveReport {
         state: to_compact(&state),
         solvable: verdict.is_solvable(),
@@ -150,7 +150,7 @@ pub fn solve(args: SolveArgs) -> Result<ExitCode> {
 fn solve_batch(file: &str, grid: Option<Grid>, memory_cap: Bytes) -> Result<ExitCode> {
     let mut batch = BatchFile::open(file)?;
     let pb = bar(batch.size(), "solving");
-    let mut solver = Solver::new(Limits::with_cap(memory_cap.0));
+    let mut solver = Solver::new(Limits::with_cap(memory_cap.fitted(1)));
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let mut bad = 0;
     while let Some(line) = batch.next() {
@@ -236,7 +236,8 @@ pub fn check_deals(
     let wall = Instant::now();
     let pool = pool(threads);
     // Each thread keeps its solver, whose tables are reused deal to deal.
-    let solver = || Solver::new(Limits::with_cap(memory_cap.0));
+    let cap = memory_cap.fitted(threads);
+    let solver = || Solver::new(Limits::with_cap(cap));
     let results = parallel::map_with(pool.as_ref(), &deals, solver, |solver, &n| {
         let t = Instant::now();
         let solvable = solver.solve(&deal(n as i32))?.is_solvable();
@@ -286,7 +287,7 @@ pub fn analyze(args: AnalyzeArgs) -> Result<ExitCode> {
     let opts = AnalysisOptions {
         depth: args.run.depth.map_or(Depth::Last, Depth::To),
         threads: args.run.threads.max(1),
-        limits: Limits::with_cap(args.run.memory_cap.0),
+        limits: Limits::with_cap(args.run.memory_cap.fitted(1)),
         progress: Some(hook),
     };
     let (mut features, analysis) = features(&state, &opts)?;
@@ -460,7 +461,7 @@ pub fn halfway(args: HalfwayArgs) -> Result<ExitCode> {
     if puzzles.is_empty() {
         anyhow::bail!("give STATEs, --deal N or --batch FILE (see --help)");
     }
-    let limits = Limits::with_cap(args.memory_cap.0);
+    let limits = Limits::with_cap(args.memory_cap.fitted(1));
     let pb = bar(puzzles.len() as u64, "puzzles");
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let (mut bad, mut capped) = (0, 0);
@@ -525,7 +526,7 @@ pub fn halfway(args: HalfwayArgs) -> Result<ExitCode> {
         eprintln!(
             "boaf: {} met the memory cap\n{}",
             format::plural(capped, "puzzle"),
-            super::CAP_HINT
+            super::cap_hint()
         );
     }
     Ok(if bad + capped > 0 {

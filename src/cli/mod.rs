@@ -180,7 +180,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
     };
     ran.map_err(|e| {
         if takes_cap && over_cap(&e) {
-            anyhow::anyhow!("{e:#}\n{CAP_HINT}")
+            anyhow::anyhow!("{e:#}\n{}", cap_hint())
         } else {
             e
         }
@@ -196,6 +196,19 @@ fn with_features(help: &str) -> String {
 /// What to do about a search that met the memory cap.
 pub const CAP_HINT: &str =
     "  give it more with --memory-cap SIZE (e.g. --memory-cap 8G) if the machine has the memory";
+
+/// [`CAP_HINT`], and the address-space limit when there is one (it holds
+/// every cap within it, whatever `--memory-cap` says).
+pub fn cap_hint() -> String {
+    match input::address_space_limit() {
+        Some(limit) => format!(
+            "{CAP_HINT}\n  and raise the address-space limit (ulimit -v) of {}: it holds each cap to {} at most",
+            boaf_core::format::size::size_text(limit),
+            boaf_core::format::size::size_text(input::room_under(limit, 1)),
+        ),
+        None => CAP_HINT.to_string(),
+    }
+}
 
 /// Whether an error is a search that met the memory cap.
 fn over_cap(e: &anyhow::Error) -> bool {

@@ -3,11 +3,11 @@
 //! store), and `boaf serve` (with the default feature `serve`) serves them
 //! to raters over HTTP until Ctrl+C.
 
-use boaf_core::read::{TEXT_CAP, read_text};
 use super::select::Selection;
 use anyhow::{Context, Result};
 use boaf_core::engine::feature::Feature;
 use boaf_core::folder::Folder;
+use boaf_core::read::{TEXT_CAP, read_text};
 use boaf_server::answers::{NewStudy, Study};
 use boaf_server::export;
 use boaf_server::store::Store;

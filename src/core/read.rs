@@ -62,9 +62,7 @@ pub fn too_large(size: Option<u64>, cap: usize, what: &str) -> io::Error {
 pub fn read_capped(reader: impl Read, cap: usize, what: &str) -> io::Result<Vec<u8>> {
     let cap = file_cap(cap);
     let mut bytes = Vec::new();
-    reader
-        .take(cap as u64 + 1)
-        .read_to_end(&mut bytes)?;
+    reader.take(cap as u64 + 1).read_to_end(&mut bytes)?;
     if bytes.len() > cap {
         return Err(too_large(None, cap, what));
     }
@@ -102,7 +100,12 @@ mod tests {
             "it is over the 10 bytes cap of a test file read whole; \
              set BOAF_FILE_CAP=SIZE (e.g. BOAF_FILE_CAP=4G) to raise it if the machine has the memory"
         );
-        assert_eq!(read_capped(&[b'x'; 10][..], 10, "a test file").unwrap().len(), 10);
+        assert_eq!(
+            read_capped(&[b'x'; 10][..], 10, "a test file")
+                .unwrap()
+                .len(),
+            10
+        );
     }
 
     #[test]
