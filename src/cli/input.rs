@@ -97,19 +97,8 @@ impl std::str::FromStr for Bytes {
     type Err = String;
     /// Parses a size like `512M`, `4G`, `1.5G` or a number of bytes.
     fn from_str(s: &str) -> Result<Bytes, String> {
-        let t = s.trim();
-        let (digits, mult) = match t.chars().last().map(|c| c.to_ascii_uppercase()) {
-            Some('K') => (&t[..t.len() - 1], 1usize << 10),
-            Some('M') => (&t[..t.len() - 1], 1 << 20),
-            Some('G') => (&t[..t.len() - 1], 1 << 30),
-            _ => (t, 1),
-        };
-        digits
-            .trim()
-            .parse::<f64>()
-            .ok()
-            .filter(|v| v.is_finite() && *v > 0.0)
-            .map(|v| Bytes((v * mult as f64) as usize))
+        boaf_core::format::size::parse_size(s)
+            .map(Bytes)
             .ok_or_else(|| format!("'{s}' is not a size (like 512M or 4G)"))
     }
 }

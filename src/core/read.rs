@@ -5,7 +5,7 @@
 //! The caps are far above any file boaf writes in normal use, and
 //! `BOAF_FILE_CAP` (a size like `4G`) raises every one of them at once.
 
-use crate::format::size::size_text;
+use crate::format::size::{parse_size, size_text};
 use std::io::{self, Read};
 use std::path::Path;
 
@@ -25,19 +25,6 @@ pub fn file_cap(cap: usize) -> usize {
         .ok()
         .and_then(|v| parse_size(&v))
         .map_or(cap, |raised| raised.max(cap))
-}
-
-/// A size like `512M`, `4G` or a number of bytes.
-fn parse_size(text: &str) -> Option<usize> {
-    let t = text.trim();
-    let (digits, unit) = match t.chars().last()?.to_ascii_uppercase() {
-        'K' => (&t[..t.len() - 1], 1usize << 10),
-        'M' => (&t[..t.len() - 1], 1 << 20),
-        'G' => (&t[..t.len() - 1], 1 << 30),
-        _ => (t, 1),
-    };
-    let v: f64 = digits.trim().parse().ok()?;
-    (v.is_finite() && v > 0.0).then(|| (v * unit as f64) as usize)
 }
 
 /// The error of a file over its cap: its size (`None`: a stream, known only
@@ -106,14 +93,5 @@ mod tests {
                 .len(),
             10
         );
-    }
-
-    #[test]
-    fn sizes_read_like_the_memory_caps() {
-        assert_eq!(parse_size("4G"), Some(4 << 30));
-        assert_eq!(parse_size("1.5k"), Some(1536));
-        assert_eq!(parse_size("100"), Some(100));
-        assert_eq!(parse_size("lots"), None);
-        assert_eq!(parse_size("-1G"), None);
     }
 }
