@@ -68,20 +68,21 @@ fn assert_clean_failure(out: &Output, says: &[&str]) -> String {
     err
 }
 
+/// Runs `boaf args` under an address-space limit of `limit` bytes and
+/// asserts a clean failure that says every one of `says` (skipped without
+/// prlimit).
+fn assert_capped(limit: u64, args: &[&str], says: &[&str]) {
+    if have_prlimit() {
+        assert_clean_failure(&boaf_limited(limit, args, &[], b""), says);
+    }
+}
+
 #[test]
 fn analyze_over_its_cap_is_a_clean_error_under_an_address_space_limit() {
-    if !have_prlimit() {
-        return;
-    }
     // Deal 6's analysis peaks above 5 GB; its first 64 MiB fit in 1 GiB.
-    let out = boaf_limited(
+    assert_capped(
         1024 * MIB,
         &["analyze", "--deal", "6", "--memory-cap", "64M"],
-        &[],
-        b"",
-    );
-    assert_clean_failure(
-        &out,
         &[
             "boaf: the search needs more than the memory cap of 64 MiB",
             "give it more with --memory-cap SIZE",
@@ -91,18 +92,10 @@ fn analyze_over_its_cap_is_a_clean_error_under_an_address_space_limit() {
 
 #[test]
 fn halfway_over_its_cap_is_a_clean_error_under_an_address_space_limit() {
-    if !have_prlimit() {
-        return;
-    }
     // The flocking puzzle's counts need about 1 GB, over the 768 MiB limit.
-    let out = boaf_limited(
+    assert_capped(
         768 * MIB,
         &["halfway", FLOCKING, "--memory-cap", "16M"],
-        &[],
-        b"",
-    );
-    assert_clean_failure(
-        &out,
         &[
             &format!("{FLOCKING}: the search needs more than the memory cap of 16 MiB"),
             "boaf: 1 puzzle met the memory cap",
@@ -113,16 +106,14 @@ fn halfway_over_its_cap_is_a_clean_error_under_an_address_space_limit() {
 
 #[test]
 fn solve_and_deals_take_a_memory_cap_and_say_how_to_raise_it() {
-    if !have_prlimit() {
-        return;
-    }
+    // Deal 29 is the first whose solve passes a few thousand positions.
     for args in [
         &["solve", "--deal", "29", "--memory-cap", "1K"][..],
         &["deals", "29..30", "--threads", "1", "--memory-cap", "1K"][..],
     ] {
-        let out = boaf_limited(512 * MIB, args, &[], b"");
-        assert_clean_failure(
-            &out,
+        assert_capped(
+            512 * MIB,
+            args,
             &[
                 "the search needs more than the memory cap of 1 KiB",
                 "give it more with --memory-cap SIZE",
@@ -138,64 +129,47 @@ fn an_oversized_store_or_ratings_file_is_refused_under_an_address_space_limit() 
     }
     let dir = TempDir::new("limits-files");
     // Sparse: no disk is used, but reading one whole would need its size.
-    let store = dir.path().join("n12-E5.jsonl");
-    std::fs::File::create(&store)
-        .unwrap()
-        .set_len(1100 * MIB)
-        .unwrap();
-    let show = store.display().to_string();
-    let out = boaf_limited(512 * MIB, &["puzzles", &show], &[], b"");
-    assert_clean_failure(
-        &out,
-        &[
-            &show,
+    let sparse = |name: &str, size: u64| {
+        let path = dir.path().join(name);
+        std::fs::File::create(&path).unwrap().set_len(size).unwrap();
+        path.display().to_string()
+    };
+    for (name, size, limit, command, says) in [
+        (
+            "n12-E5.jsonl",
+            1100 * MIB,
+            512 * MIB,
+            "puzzles",
             "it is 1100 MiB, over the 1 GiB cap of a puzzle store read whole",
-            "set BOAF_FILE_CAP=SIZE",
-        ],
-    );
-    // The limit is below what reading it would take: with the cap raised
-    // past the file, reading it runs out of memory.
+        ),
+        (
+            "ratings.csv",
+            300 * MIB,
+            256 * MIB,
+            "regress",
+            "it is 300 MiB, over the 256 MiB cap of a ratings file read whole",
+        ),
+    ] {
+        let path = sparse(name, size);
+        assert_capped(
+            limit,
+            &[command, &path],
+            &[&format!("{path}: {says}"), "set BOAF_FILE_CAP=SIZE"],
+        );
+    }
+    // The limit is below what reading the store would take: with the cap
+    // raised past the file, reading it runs out of memory.
+    let store = dir.path().join("n12-E5.jsonl").display().to_string();
     let raised = boaf_limited(
         512 * MIB,
-        &["puzzles", &show],
+        &["puzzles", &store],
         &[("BOAF_FILE_CAP", "2G")],
         b"",
     );
     let err = String::from_utf8_lossy(&raised.stderr);
     assert!(
-        !raised.status.success() && err.contains(&format!("{show}: out of memory")),
+        !raised.status.success() && err.contains(&format!("{store}: out of memory")),
         "{err}"
-    );
-
-    let ratings = dir.path().join("ratings.csv");
-    std::fs::File::create(&ratings)
-        .unwrap()
-        .set_len(300 * MIB)
-        .unwrap();
-    let show = ratings.display().to_string();
-    let out = boaf_limited(256 * MIB, &["regress", &show], &[], b"");
-    assert_clean_failure(
-        &out,
-        &[
-            &format!("{show}: it is 300 MiB, over the 256 MiB cap of a ratings file read whole"),
-            "set BOAF_FILE_CAP=SIZE",
-        ],
-    );
-}
-
-#[test]
-fn a_state_on_standard_input_past_its_cap_is_refused() {
-    if !have_prlimit() {
-        return;
-    }
-    let huge = vec![b'-'; 17 << 20];
-    let out = boaf_limited(512 * MIB, &["solve", "-"], &[], &huge);
-    assert_clean_failure(
-        &out,
-        &[
-            "reading the state from standard input",
-            "it is over the 16 MiB cap of a state read whole",
-        ],
     );
 }
 
@@ -267,14 +241,11 @@ fn a_short_soak_prints_its_memory_as_it_generates() {
 
 #[test]
 fn the_default_cap_fits_itself_to_the_address_space_limit() {
-    if !have_prlimit() {
-        return;
-    }
     // No --memory-cap: the default 4 GiB would abort under 1 GiB, so the
     // cap is held to a third of what the program leaves, and says why.
-    let out = boaf_limited(1024 * MIB, &["analyze", "--deal", "6"], &[], b"");
-    assert_clean_failure(
-        &out,
+    assert_capped(
+        1024 * MIB,
+        &["analyze", "--deal", "6"],
         &[
             "boaf: the search needs more than the memory cap of 256 MiB",
             "raise the address-space limit (ulimit -v) of 1 GiB: it holds each cap to 256 MiB at most",
@@ -283,15 +254,25 @@ fn the_default_cap_fits_itself_to_the_address_space_limit() {
 }
 
 #[test]
-fn a_batch_line_past_its_cap_is_refused() {
+fn a_state_or_batch_line_on_standard_input_past_its_cap_is_refused() {
     if !have_prlimit() {
         return;
     }
-    // One 100 MiB line with no newline: not read whole into memory.
-    let line = vec![b'-'; 100 << 20];
-    let out = boaf_limited(256 * MIB, &["halfway", "--batch", "-"], &[], &line);
-    assert_clean_failure(
-        &out,
-        &["reading - line 1: the line is over 64 KiB, so not a state"],
-    );
+    // A state is read whole (16 MiB at most); a batch line by line, each
+    // 64 KiB at most, so one 100 MiB line with no newline is not read whole.
+    for (args, size, says) in [
+        (
+            &["solve", "-"][..],
+            17 << 20,
+            "reading the state from standard input: it is over the 16 MiB cap of a state read whole",
+        ),
+        (
+            &["halfway", "--batch", "-"][..],
+            100 << 20,
+            "reading - line 1: the line is over 64 KiB, so not a state",
+        ),
+    ] {
+        let out = boaf_limited(256 * MIB, args, &[], &vec![b'-'; size]);
+        assert_clean_failure(&out, &[says]);
+    }
 }
