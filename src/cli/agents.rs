@@ -8,6 +8,7 @@ use boaf_core::agents::{AgentSpec, Weights, game_rng, play};
 use boaf_core::engine::deal::deal;
 use boaf_core::engine::solver::solve;
 use boaf_core::format;
+use boaf_core::read::{TEXT_CAP, read_text};
 use boaf_core::stats::{mcnemar_exact, wilson};
 use clap::Args;
 use serde::Serialize;
@@ -76,7 +77,8 @@ pub struct AgentsArgs {
 
 /// Reads a weights file, with the line and column of any error.
 pub fn read_weights(path: &str) -> Result<Weights> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("reading {path}"))?;
+    let text = read_text(path.as_ref(), TEXT_CAP, "a weights file")
+        .with_context(|| format!("reading {path}"))?;
     Weights::from_toml(&text).with_context(|| format!("{path}: not a weights file"))
 }
 

@@ -12,7 +12,7 @@ use boaf_core::agents::search::{Order as SearchOrder, search};
 use boaf_core::engine::deal::deal;
 use boaf_core::engine::estimate::{EstimateOptions, estimate_halfway};
 use boaf_core::engine::halfway::halfway;
-use boaf_core::engine::limits::{BENCH_CAP, Limits, WORKER_CAP};
+use boaf_core::engine::limits::{BENCH_CAP, Limits, SOLVE_CAP, WORKER_CAP};
 use boaf_core::engine::notation::to_compact;
 use boaf_core::engine::solver::solve;
 use boaf_core::engine::state::Grid;
@@ -61,6 +61,8 @@ pub enum BenchCommand {
     Search(BenchSearchArgs),
     /// Seed 000's Table 1: nodes the heuristic best-first search expands per deal, by moves weight, next to depth-first search
     BestFirst(BestFirstArgs),
+    /// Continuous generation through the app's pipeline for a set time, printing the resident memory (RSS) as it goes
+    Soak(super::bench_soak::BenchSoakArgs),
     /// The rating server on loopback: simulated raters' submissions (lost, duplicated, latency, rate), and kill -9 runs
     #[cfg(feature = "serve")]
     Serve(super::bench_serve::BenchServeArgs),
@@ -209,6 +211,7 @@ pub fn bench(cmd: BenchCommand) -> Result<ExitCode> {
         BenchCommand::Halfway(args) => bench_halfway(args),
         BenchCommand::Search(args) => bench_search(args),
         BenchCommand::BestFirst(args) => bench_best_first(args),
+        BenchCommand::Soak(args) => super::bench_soak::bench_soak(args),
         #[cfg(feature = "serve")]
         BenchCommand::Serve(args) => super::bench_serve::bench_serve(args),
         BenchCommand::Kill(args) => super::bench_kill::bench_kill(args),
@@ -404,7 +407,7 @@ fn bench_halfway(args: BenchHalfwayArgs) -> Result<ExitCode> {
 fn bench_deals(range: (i64, i64), threads: usize, runs: usize) -> Result<ExitCode> {
     let mut reports = Vec::new();
     for run in 1..=runs.max(1) {
-        let r = check_deals(range, threads)?;
+        let r = check_deals(range, threads, Bytes(SOLVE_CAP))?;
         println!("run {run}: {}", r.summary());
         reports.push(r);
     }

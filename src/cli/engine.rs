@@ -10,7 +10,7 @@ use boaf_core::engine::analysis::{AnalysisOptions, Depth, DepthCount, Progress};
 use boaf_core::engine::deal::{deal, deal_on};
 use boaf_core::engine::feature::{Feature, FeatureSet};
 use boaf_core::engine::features::{Features, features};
-use boaf_core::engine::limits::{ANALYSIS_CAP, Limits, SearchError};
+use boaf_core::engine::limits::{ANALYSIS_CAP, Limits, SOLVE_CAP, SearchError};
 use boaf_core::engine::notation::{to_compact, to_grid};
 use boaf_core::engine::solver::{Solver, Verdict};
 use boaf_core::engine::state::{Grid, Move, State};
@@ -35,6 +35,9 @@ pub struct SolveArgs {
     /// Print JSON
     #[arg(long)]
     json: bool,
+    /// Memory the solver's tables may use, e.g. 512M or 4G
+    #[arg(long, default_value_t = Bytes(SOLVE_CAP))]
+    memory_cap: Bytes,
 }
 
 /// Arguments of `boaf deals`.
@@ -49,6 +52,9 @@ pub struct DealsArgs {
     /// Print JSON
     #[arg(long)]
     json: bool,
+    /// Memory each thread's solver tables may use, e.g. 512M or 4G
+    #[arg(long, default_value_t = Bytes(SOLVE_CAP))]
+    memory_cap: Bytes,
 }
 
 /// Arguments of `boaf analyze`.
@@ -110,10 +116,10 @@ struct SolveReport {
 /// Runs `boaf solve`.
 pub fn solve(args: SolveArgs) -> Result<ExitCode> {
     if let Some(file) = &args.batch {
-        return solve_batch(file, args.input.grid);
+        return solve_batch(file, args.input.grid, args.memory_cap);
     }
     let state = read_state(&args.input)?;
-    let verdict = Solver::default().solve(&state)?;
+    let verdict = Solver::new(Limits::with_cap(args.memory_cap.fitted(1))).solve(&state)?;
     let report = SolveReport {
         state: to_compact(&state),
         solvable: verdict.is_solvable(),
@@ -141,10 +147,10 @@ pub fn solve(args: SolveArgs) -> Result<ExitCode> {
 }
 
 /// One state per line; bad lines are reported with their line number and skipped.
-fn solve_batch(file: &str, grid: Option<Grid>) -> Result<ExitCode> {
+fn solve_batch(file: &str, grid: Option<Grid>, memory_cap: Bytes) -> Result<ExitCode> {
     let mut batch = BatchFile::open(file)?;
     let pb = bar(batch.size(), "solving");
-    let mut solver = Solver::default();
+    let mut solver = Solver::new(Limits::with_cap(memory_cap.fitted(1)));
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let mut bad = 0;
     while let Some(line) = batch.next() {
@@ -173,7 +179,7 @@ fn solve_batch(file: &str, grid: Option<Grid>) -> Result<ExitCode> {
 /// Runs `boaf deals`.
 pub fn deals(args: DealsArgs) -> Result<ExitCode> {
     let threads = args.threads.unwrap_or_else(all_cores);
-    let report = check_deals(args.range, threads)?;
+    let report = check_deals(args.range, threads, args.memory_cap)?;
     let mut out = std::io::stdout().lock();
     if args.json {
         writeln!(out, "{}", serde_json::to_string(&report)?)?;
@@ -218,7 +224,11 @@ impl DealsReport {
 }
 
 /// Solves every deal in the range on `threads` threads, timing each.
-pub fn check_deals((start, end): (i64, i64), threads: usize) -> Result<DealsReport> {
+pub fn check_deals(
+    (start, end): (i64, i64),
+    threads: usize,
+    memory_cap: Bytes,
+) -> Result<DealsReport> {
     let threads = threads.max(1);
     let deals: Vec<i64> = (start..end).collect();
     let count = deals.len();
@@ -226,7 +236,8 @@ pub fn check_deals((start, end): (i64, i64), threads: usize) -> Result<DealsRepo
     let wall = Instant::now();
     let pool = pool(threads);
     // Each thread keeps its solver, whose tables are reused deal to deal.
-    let solver = || Solver::new(Limits::default());
+    let cap = memory_cap.fitted(threads);
+    let solver = || Solver::new(Limits::with_cap(cap));
     let results = parallel::map_with(pool.as_ref(), &deals, solver, |solver, &n| {
         let t = Instant::now();
         let solvable = solver.solve(&deal(n as i32))?.is_solvable();
@@ -276,7 +287,7 @@ pub fn analyze(args: AnalyzeArgs) -> Result<ExitCode> {
     let opts = AnalysisOptions {
         depth: args.run.depth.map_or(Depth::Last, Depth::To),
         threads: args.run.threads.max(1),
-        limits: Limits::with_cap(args.run.memory_cap.0),
+        limits: Limits::with_cap(args.run.memory_cap.fitted(1)),
         progress: Some(hook),
     };
     let (mut features, analysis) = features(&state, &opts)?;
@@ -450,7 +461,7 @@ pub fn halfway(args: HalfwayArgs) -> Result<ExitCode> {
     if puzzles.is_empty() {
         anyhow::bail!("give STATEs, --deal N or --batch FILE (see --help)");
     }
-    let limits = Limits::with_cap(args.memory_cap.0);
+    let limits = Limits::with_cap(args.memory_cap.fitted(1));
     let pb = bar(puzzles.len() as u64, "puzzles");
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let (mut bad, mut capped) = (0, 0);
@@ -515,7 +526,7 @@ pub fn halfway(args: HalfwayArgs) -> Result<ExitCode> {
         eprintln!(
             "boaf: {} met the memory cap\n{}",
             format::plural(capped, "puzzle"),
-            super::CAP_HINT
+            super::cap_hint()
         );
     }
     Ok(if bad + capped > 0 {

@@ -243,7 +243,7 @@ pub fn generate(args: GenerateArgs) -> Result<ExitCode> {
         seed,
         params,
         indices,
-        memory_cap: args.memory_cap.0,
+        memory_cap: args.memory_cap.fitted(workers),
     };
     let mut batch = Batch::start(job, workers, Some(store), Order::Batch, None);
 

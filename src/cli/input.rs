@@ -9,6 +9,7 @@ use boaf_core::engine::notation::{ParseError, parse_grid, parse_puzzle, parse_st
 use boaf_core::engine::state::{Grid, State};
 use boaf_core::format::size::whole_units;
 use boaf_core::parallel::{self, ThreadPool};
+use boaf_core::read::{TEXT_CAP, read_capped};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::{BufRead, IsTerminal, Read};
@@ -46,9 +47,42 @@ pub struct StateInput {
     pub grid: Option<Grid>,
 }
 
+/// The soft address-space limit (`ulimit -v`, RLIMIT_AS) in bytes, from
+/// `/proc/self/limits` (`None`: unlimited, or not Linux).
+pub fn address_space_limit() -> Option<usize> {
+    let limits = std::fs::read_to_string("/proc/self/limits").ok()?;
+    let line = limits
+        .lines()
+        .find(|l| l.starts_with("Max address space"))?;
+    line["Max address space".len()..]
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+}
+
+/// The most a cap may be under an address-space limit of `limit` bytes when
+/// `shares` searches hold their tables at once: a third of what is left
+/// after 256 MiB for the program, its threads and its allocator (the tables
+/// briefly need about twice their cap while they grow, and the allocator
+/// reserves address space it does not use).
+pub fn room_under(limit: usize, shares: usize) -> usize {
+    // Whole MiB, so that the cap reads as a round size.
+    (limit.saturating_sub(256 << 20) / 3 / shares.max(1)) >> 20 << 20
+}
+
 /// A size in bytes, written like `512M` or `4G`, shown the same way.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Bytes(pub usize);
+
+impl Bytes {
+    /// The cap for `shares` searches at once, held within the address-space
+    /// limit when there is one, so that reaching it is the cap's clean error
+    /// rather than a failed allocation.
+    pub fn fitted(self, shares: usize) -> usize {
+        address_space_limit().map_or(self.0, |limit| self.0.min(room_under(limit, shares)))
+    }
+}
 
 impl std::fmt::Display for Bytes {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -63,19 +97,8 @@ impl std::str::FromStr for Bytes {
     type Err = String;
     /// Parses a size like `512M`, `4G`, `1.5G` or a number of bytes.
     fn from_str(s: &str) -> Result<Bytes, String> {
-        let t = s.trim();
-        let (digits, mult) = match t.chars().last().map(|c| c.to_ascii_uppercase()) {
-            Some('K') => (&t[..t.len() - 1], 1usize << 10),
-            Some('M') => (&t[..t.len() - 1], 1 << 20),
-            Some('G') => (&t[..t.len() - 1], 1 << 30),
-            _ => (t, 1),
-        };
-        digits
-            .trim()
-            .parse::<f64>()
-            .ok()
-            .filter(|v| v.is_finite() && *v > 0.0)
-            .map(|v| Bytes((v * mult as f64) as usize))
+        boaf_core::format::size::parse_size(s)
+            .map(Bytes)
             .ok_or_else(|| format!("'{s}' is not a size (like 512M or 4G)"))
     }
 }
@@ -139,11 +162,9 @@ pub fn read_state(input: &StateInput) -> Result<State> {
         None => "-",
     };
     let text = if arg == "-" {
-        let mut s = String::new();
-        std::io::stdin()
-            .read_to_string(&mut s)
+        let bytes = read_capped(std::io::stdin().lock(), TEXT_CAP, "a state")
             .context("reading the state from standard input")?;
-        s
+        String::from_utf8(bytes).context("reading the state from standard input")?
     } else {
         arg.to_string()
     };
@@ -172,7 +193,7 @@ impl BatchLine {
 pub struct BatchFile {
     /// The file as named ('-' for standard input).
     file: String,
-    lines: std::io::Lines<Box<dyn BufRead>>,
+    reader: Box<dyn BufRead>,
     /// Lines read so far, skipped ones included.
     number: usize,
     /// Bytes read so far, for a progress bar.
@@ -190,7 +211,7 @@ impl BatchFile {
         };
         Ok(BatchFile {
             file: file.to_string(),
-            lines: reader.lines(),
+            reader,
             number: 0,
             read: 0,
         })
@@ -210,14 +231,48 @@ impl BatchFile {
     }
 }
 
+/// The longest line of a batch file: a state is a few hundred bytes at most,
+/// so a longer line is not one, and is not read into memory whole.
+const MAX_LINE: usize = 64 << 10;
+
+impl BatchFile {
+    /// The next line without its newline (`None` at the end), refused past
+    /// [`MAX_LINE`] bytes.
+    fn next_line(&mut self) -> Option<std::io::Result<String>> {
+        let mut bytes = Vec::new();
+        let read = (&mut self.reader)
+            .take(MAX_LINE as u64 + 1)
+            .read_until(b'\n', &mut bytes);
+        match read {
+            Err(e) => return Some(Err(e)),
+            Ok(0) => return None,
+            Ok(_) => {}
+        }
+        if bytes.last() == Some(&b'\n') {
+            bytes.pop();
+            if bytes.last() == Some(&b'\r') {
+                bytes.pop();
+            }
+        } else if bytes.len() > MAX_LINE {
+            return Some(Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                "the line is over 64 KiB, so not a state",
+            )));
+        }
+        Some(
+            String::from_utf8(bytes)
+                .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e.utf8_error())),
+        )
+    }
+}
+
 impl Iterator for BatchFile {
     type Item = Result<BatchLine>;
 
     fn next(&mut self) -> Option<Result<BatchLine>> {
         loop {
-            let line = self.lines.next()?;
             self.number += 1;
-            let line = match line {
+            let line = match self.next_line()? {
                 Ok(line) => line,
                 Err(e) => {
                     let at = format!("reading {} line {}", self.file, self.number);

@@ -14,6 +14,7 @@ mod bench;
 mod bench_kill;
 #[cfg(feature = "serve")]
 mod bench_serve;
+mod bench_soak;
 mod book;
 mod engine;
 mod generator;
@@ -146,7 +147,12 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
     // Commands with `--memory-cap` say how to give a search more room.
     let takes_cap = matches!(
         command,
-        Command::Analyze(_) | Command::Halfway(_) | Command::Generate(_) | Command::Bench(_)
+        Command::Solve(_)
+            | Command::Deals(_)
+            | Command::Analyze(_)
+            | Command::Halfway(_)
+            | Command::Generate(_)
+            | Command::Bench(_)
     );
     let ran = match command {
         Command::App => Ok(open_app()),
@@ -175,7 +181,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
     };
     ran.map_err(|e| {
         if takes_cap && over_cap(&e) {
-            anyhow::anyhow!("{e:#}\n{CAP_HINT}")
+            anyhow::anyhow!("{e:#}\n{}", cap_hint())
         } else {
             e
         }
@@ -191,6 +197,19 @@ fn with_features(help: &str) -> String {
 /// What to do about a search that met the memory cap.
 pub const CAP_HINT: &str =
     "  give it more with --memory-cap SIZE (e.g. --memory-cap 8G) if the machine has the memory";
+
+/// [`CAP_HINT`], and the address-space limit when there is one (it holds
+/// every cap within it, whatever `--memory-cap` says).
+pub fn cap_hint() -> String {
+    match input::address_space_limit() {
+        Some(limit) => format!(
+            "{CAP_HINT}\n  and raise the address-space limit (ulimit -v) of {}: it holds each cap to {} at most",
+            boaf_core::format::size::size_text(limit),
+            boaf_core::format::size::size_text(input::room_under(limit, 1)),
+        ),
+        None => CAP_HINT.to_string(),
+    }
+}
 
 /// Whether an error is a search that met the memory cap.
 fn over_cap(e: &anyhow::Error) -> bool {

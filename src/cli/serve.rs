@@ -7,6 +7,7 @@ use super::select::Selection;
 use anyhow::{Context, Result};
 use boaf_core::engine::feature::Feature;
 use boaf_core::folder::Folder;
+use boaf_core::read::{TEXT_CAP, read_text};
 use boaf_server::answers::{NewStudy, Study};
 use boaf_server::export;
 use boaf_server::store::Store;
@@ -114,7 +115,7 @@ pub fn study(args: StudyArgs) -> Result<ExitCode> {
     let mut out = std::io::stdout().lock();
     match args.command {
         StudyCommand::Create(c) => {
-            let intro = std::fs::read_to_string(&c.intro)
+            let intro = read_text(&c.intro, TEXT_CAP, "a study's intro")
                 .with_context(|| format!("reading the intro {}", c.intro.display()))?;
             let puzzles = c.selection.select(&c.from)?;
             let new = NewStudy {

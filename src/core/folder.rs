@@ -190,7 +190,8 @@ impl Folder {
         let texts: Vec<(PathBuf, String, Result<String, FileError>)> = found
             .chain(extra.iter().cloned())
             .map(|path| {
-                let text = std::fs::read_to_string(&path).map_err(FileError::at(&path));
+                let text = crate::read::read_text(&path, crate::read::TEXT_CAP, "an energy file")
+                    .map_err(FileError::at(&path));
                 let name = self.show(&path);
                 (path, name, text)
             })

@@ -28,6 +28,7 @@ pub mod generator;
 pub mod hash;
 pub mod lock;
 pub mod parallel;
+pub mod read;
 pub mod stats;
 pub mod study;
 

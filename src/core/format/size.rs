@@ -27,6 +27,20 @@ pub fn size_text(bytes: usize) -> String {
     }
 }
 
+/// A size like `512M`, `4G`, `1.5G` or a number of bytes (`None`: not
+/// a positive size).
+pub fn parse_size(text: &str) -> Option<usize> {
+    let t = text.trim();
+    let (digits, unit) = match t.chars().last()?.to_ascii_uppercase() {
+        'K' => (&t[..t.len() - 1], 1usize << 10),
+        'M' => (&t[..t.len() - 1], 1 << 20),
+        'G' => (&t[..t.len() - 1], 1 << 30),
+        _ => (t, 1),
+    };
+    let v: f64 = digits.trim().parse().ok()?;
+    (v.is_finite() && v > 0.0).then_some((v * unit as f64) as usize)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -38,5 +52,15 @@ mod tests {
         assert_eq!(size_text(3 << 10), "3 KiB");
         assert_eq!(size_text(100), "100 bytes");
         assert_eq!(size_text((3 << 30) + 1), "3.0 GiB (3221225473 bytes)");
+    }
+
+    #[test]
+    fn sizes_read_as_they_are_written() {
+        assert_eq!(parse_size("4G"), Some(4 << 30));
+        assert_eq!(parse_size("1.5k"), Some(1536));
+        assert_eq!(parse_size(" 100 "), Some(100));
+        assert_eq!(parse_size("lots"), None);
+        assert_eq!(parse_size("-1G"), None);
+        assert_eq!(parse_size(""), None);
     }
 }

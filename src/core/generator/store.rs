@@ -11,6 +11,7 @@ use crate::durable::append_synced;
 use crate::engine::canon::canonical_key;
 use crate::generator::pipeline::Candidate;
 use crate::lock::{LOCK_WAIT, lock_path};
+use crate::read::{STORE_CAP, read_capped, read_file};
 use std::collections::HashSet;
 use std::fs::{File, OpenOptions};
 use std::io::{self, Read, Seek, SeekFrom, Write};
@@ -87,6 +88,9 @@ pub fn dedup_key(c: &Candidate) -> Option<String> {
     Some(format!("{}x{}:{}", c.rows, c.cols, canonical_key(&state)))
 }
 
+/// What a store is called when it is too large to read.
+const STORE: &str = "a puzzle store";
+
 /// An open store file that appends new, non-isomorphic candidates.
 pub struct PuzzleStore {
     path: PathBuf,
@@ -125,10 +129,10 @@ impl PuzzleStore {
             self.end = 0;
             self.keys.clear();
         }
-        let mut bytes = Vec::new();
         let mut reader: &File = lock;
         reader.seek(SeekFrom::Start(self.end))?;
-        reader.take(len - self.end).read_to_end(&mut bytes)?;
+        // Capped: a huge file is refused, not read until memory runs out.
+        let bytes = read_capped(reader.take(len - self.end), STORE_CAP, STORE)?;
         let (found, skipped) = parse_store_bytes(&bytes);
         self.keys.extend(found.iter().filter_map(dedup_key));
         let mut end = self.end + bytes.len() as u64;
@@ -201,5 +205,5 @@ impl PuzzleStore {
 
 /// Reads a store file.
 pub fn read_store(path: &Path) -> io::Result<(Vec<Candidate>, Vec<Skipped>)> {
-    Ok(parse_store_bytes(&std::fs::read(path)?))
+    Ok(parse_store_bytes(&read_file(path, STORE_CAP, STORE)?))
 }

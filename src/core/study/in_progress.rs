@@ -117,7 +117,8 @@ pub enum InProgressError {
 
 /// Reads the games in progress (none when the file does not exist).
 pub fn read_in_progress(path: &Path) -> Result<InProgress, InProgressError> {
-    let text = match std::fs::read_to_string(path) {
+    let text = match crate::read::read_text(path, crate::read::TEXT_CAP, "a games-in-progress file")
+    {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(InProgress::new()),
         Err(e) => return Err(FileError::at(path)(e).into()),

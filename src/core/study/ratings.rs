@@ -20,11 +20,15 @@ use crate::durable::{FileError, append_synced, write_atomically};
 use crate::engine::feature::Feature;
 use crate::engine::features::Features;
 use crate::lock::{LOCK_WAIT, Locked, lock_path, same_file};
+use crate::read::{RATINGS_CAP, read_file};
 use serde::Serialize;
 use std::fs::{File, OpenOptions};
-use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::io::{self, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use thiserror::Error;
+
+/// What a ratings file is called when it is too large to read.
+const RATINGS: &str = "a ratings file";
 
 /// The columns before the features.
 const LEAD: [&str; 5] = ["puzzle", "grid", "n", "energy_id", "grade"];
@@ -274,7 +278,7 @@ impl RatingsStore {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(io_err(path))?;
         }
-        let mut bytes = match std::fs::read(path) {
+        let mut bytes = match read_file(path, RATINGS_CAP, RATINGS) {
             Ok(b) => b,
             Err(e) if e.kind() == io::ErrorKind::NotFound => Vec::new(),
             Err(e) => return Err(io_err(path)(e)),
@@ -741,10 +745,7 @@ fn parse_table(bytes: &[u8], path: &str) -> Result<RatingsTable, RatingsError> {
 
 /// Reads a ratings file (see [`parse_ratings`]).
 pub fn read_ratings(path: &Path) -> Result<RatingsTable, RatingsError> {
-    let mut bytes = Vec::new();
-    File::open(path)
-        .and_then(|mut f| f.read_to_end(&mut bytes))
-        .map_err(io_err(path))?;
+    let bytes = read_file(path, RATINGS_CAP, RATINGS).map_err(io_err(path))?;
     parse_ratings(&bytes, &path.display().to_string())
 }
 

@@ -1,0 +1,247 @@
+//! `boaf bench soak`: continuous generation through the app's pipeline (a
+//! [`Batch`] over a store in arrival order, polled like the Generate panel's
+//! frames, batch after batch with the next seed) for a set time, printing
+//! the resident memory as it goes, to show that it stays flat.
+//!
+//! The app keeps every candidate it makes (its queue) and the store keeps a
+//! key per stored puzzle, so some growth is expected: the soak keeps the
+//! candidates too (unless `--drop`) and reports their bytes apart, so that
+//! what is left of the growth is what a leak would be.
+
+use super::generator::{find_energy, load_energies};
+use super::input::Bytes;
+use anyhow::{Context, Result};
+use boaf_core::engine::limits::WORKER_CAP;
+use boaf_core::folder::Folder;
+use boaf_core::generator::batch::{Batch, Event, Order};
+use boaf_core::generator::descent::{DEFAULT_ENERGY, SearchParams};
+use boaf_core::generator::pipeline::{Candidate, Job};
+use boaf_core::generator::store::{PuzzleStore, dedup_key};
+use clap::Args;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Arguments of `boaf bench soak`.
+#[derive(Args)]
+pub struct BenchSoakArgs {
+    /// Cards per puzzle
+    #[arg(short, long, default_value_t = 12)]
+    n: usize,
+    /// Energy to minimize
+    #[arg(long, default_value = DEFAULT_ENERGY)]
+    energy: String,
+    /// How long to generate, in minutes
+    #[arg(long, default_value_t = 60.0)]
+    minutes: f64,
+    /// Seconds between two memory lines
+    #[arg(long, default_value_t = 60.0)]
+    every: f64,
+    /// Seconds of warm-up before the starting memory is taken
+    #[arg(long, default_value_t = 60.0)]
+    warmup: f64,
+    /// Worker threads
+    #[arg(long, default_value_t = 1)]
+    workers: usize,
+    /// Puzzles per batch (the Generate panel's largest: one batch for the
+    /// whole soak; a new batch with the next seed starts when one ends, as
+    /// pressing Start again does)
+    #[arg(long, default_value_t = 10_000)]
+    puzzles: usize,
+    /// Steps per puzzle (default: the app's for these cards)
+    #[arg(long)]
+    steps: Option<usize>,
+    /// The folder whose puzzles/ gets the store (default: a new one under the temp folder, removed at the end)
+    #[arg(long)]
+    folder: Option<std::path::PathBuf>,
+    /// Drop each candidate once counted, instead of keeping it as the app's queue does
+    #[arg(long)]
+    drop: bool,
+    /// Memory each worker's analyses may use
+    #[arg(long, default_value_t = Bytes(WORKER_CAP))]
+    memory_cap: Bytes,
+}
+
+/// The resident set size in KiB, from `/proc/self/statm` (`None` off Linux).
+pub fn rss_kib() -> Option<u64> {
+    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
+    let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
+    // The page size is 4 KiB on every machine boaf runs on (x86-64, most arm64).
+    Some(pages * 4)
+}
+
+/// The heap bytes a kept candidate holds: the struct and its strings and trace.
+fn candidate_bytes(c: &Candidate) -> usize {
+    std::mem::size_of::<Candidate>()
+        + c.puzzle.capacity()
+        + c.energy_name.capacity()
+        + c.energy_id.capacity()
+        + c.created.capacity()
+        + c.trace.capacity() * std::mem::size_of::<f64>()
+}
+
+/// The bytes the store holds for a new puzzle: its key in a hash set.
+fn key_bytes(c: &Candidate) -> usize {
+    // The key's text, its String, and the set's slot with its control byte.
+    dedup_key(c).map_or(0, |k| k.len() + 2 * std::mem::size_of::<String>() + 1)
+}
+
+/// Growth from `a` to `b` in percent.
+fn growth(a: u64, b: u64) -> f64 {
+    (b as f64 - a as f64) / a.max(1) as f64 * 100.0
+}
+
+/// Where the soak is: what it made and kept, for its memory lines.
+#[derive(Default)]
+struct Tally {
+    candidates: usize,
+    failed: usize,
+    kept: Vec<Candidate>,
+    kept_bytes: usize,
+    /// The store's keys of the new puzzles (kept in both modes, as the app's store keeps them).
+    key_bytes: usize,
+}
+
+impl Tally {
+    /// Bytes held on purpose: the kept candidates and the store's keys.
+    fn held(&self) -> usize {
+        self.kept_bytes + self.key_bytes
+    }
+
+    /// One memory line: `rss <label> t=<s> candidates=<n> kept_kib=<k> rss_kib=<k>`,
+    /// where kept counts the kept candidates and the store's keys.
+    fn line(&self, label: &str, started: Instant) -> Result<u64> {
+        let rss = rss_kib().context("no /proc/self/statm to read the resident memory from")?;
+        println!(
+            "rss {label} t={:.0} candidates={} kept_kib={} rss_kib={rss}",
+            started.elapsed().as_secs_f64(),
+            self.candidates,
+            self.held() / 1024
+        );
+        Ok(rss)
+    }
+}
+
+/// `bench soak`: generates until the time is up, printing memory lines.
+pub fn bench_soak(args: BenchSoakArgs) -> Result<ExitCode> {
+    let loaded = load_energies(&[])?;
+    let energy = find_energy(&loaded.book, &args.energy)?.clone();
+    let (root, temporary) = match &args.folder {
+        Some(f) => (f.clone(), false),
+        None => (
+            std::env::temp_dir().join(format!("boaf-soak-{}", std::process::id())),
+            true,
+        ),
+    };
+    let folder = Folder::new(&root);
+    let file = folder.store_file(args.n, &energy.name);
+    let params = SearchParams {
+        iterations: args
+            .steps
+            .unwrap_or(SearchParams::for_cards(args.n).iterations),
+        ..SearchParams::for_cards(args.n)
+    };
+    println!(
+        "soak: {} cards, energy {}, {} steps, {} worker(s), {} puzzles a batch, {} min, store {}; candidates {}",
+        args.n,
+        energy.id(),
+        params.iterations,
+        args.workers,
+        args.puzzles,
+        args.minutes,
+        file.display(),
+        if args.drop {
+            "dropped once counted"
+        } else {
+            "kept, as the app's queue keeps them"
+        }
+    );
+    let started = Instant::now();
+    let end = Duration::from_secs_f64(args.minutes.max(0.0) * 60.0);
+    let every = Duration::from_secs_f64(args.every.max(0.1));
+    let warmup = Duration::from_secs_f64(args.warmup.max(0.0));
+    let mut tally = Tally::default();
+    let mut first: Option<(u64, usize)> = None;
+    let mut next_line = warmup;
+    let mut seed = 1;
+    let mut last_rss = 0;
+    'soak: loop {
+        // As the panel's Start: open the store (reading what it holds), then a batch.
+        let (store, _) =
+            PuzzleStore::open(&file).with_context(|| format!("opening {}", file.display()))?;
+        let job = Job {
+            n: args.n,
+            energy: energy.clone(),
+            seed,
+            params: params.clone(),
+            indices: 0..args.puzzles.max(1),
+            memory_cap: args.memory_cap.0,
+        };
+        // The app's wake is a repaint request: a call that does nothing here.
+        let wake = Arc::new(|| {});
+        let mut batch = Batch::start(job, args.workers, Some(store), Order::Arrival, Some(wake));
+        loop {
+            for e in batch.wait(Duration::from_millis(16)) {
+                match e {
+                    Event::Candidate(c) => {
+                        tally.candidates += 1;
+                        tally.key_bytes += key_bytes(&c);
+                        if !args.drop {
+                            tally.kept_bytes += candidate_bytes(&c);
+                            tally.kept.push(*c);
+                        }
+                    }
+                    Event::Duplicate { .. } => tally.candidates += 1,
+                    Event::Failed { index, message } => {
+                        tally.failed += 1;
+                        eprintln!("soak: seed {seed} puzzle {index} failed: {message}");
+                    }
+                    _ => {}
+                }
+            }
+            let now = started.elapsed();
+            if now >= next_line {
+                last_rss = tally.line(if first.is_none() { "start" } else { "at" }, started)?;
+                first.get_or_insert((last_rss, tally.held()));
+                next_line = now + every;
+            }
+            if now >= end {
+                batch.cancel();
+                // The batch's Finished follows within a fraction of a second.
+                while !batch.is_finished() {
+                    batch.wait(Duration::from_millis(50));
+                }
+                break 'soak;
+            }
+            if batch.is_finished() {
+                break;
+            }
+        }
+        seed += 1;
+    }
+    let end_rss = tally.line("end", started)?;
+    let (start_rss, start_kept) = first.unwrap_or((last_rss, 0));
+    let kept_kib = (tally.held().saturating_sub(start_kept) / 1024) as u64;
+    println!(
+        "soak: {} candidates in {:.1} min ({} failed, {} batches); RSS {start_rss} KiB after warm-up, {end_rss} KiB at the end: {:+.2}%",
+        tally.candidates,
+        started.elapsed().as_secs_f64() / 60.0,
+        tally.failed,
+        seed,
+        growth(start_rss, end_rss),
+    );
+    println!(
+        "soak: what is kept on purpose grew by {kept_kib} KiB after warm-up ({} bytes a kept candidate, {} bytes a store key); growth net of it {:+.2}%",
+        tally.kept_bytes / tally.kept.len().max(1),
+        tally.key_bytes / tally.candidates.max(1),
+        growth(start_rss, end_rss.saturating_sub(kept_kib)),
+    );
+    if temporary {
+        let _ = std::fs::remove_dir_all(&root);
+    }
+    Ok(if tally.candidates > 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
