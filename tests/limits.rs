@@ -200,7 +200,7 @@ fn a_short_soak_prints_its_memory_as_it_generates() {
         "{text}{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    // rss <label> t=<s> candidates=<n> kept_kib=<k> rss_kib=<k>
+    // rss <label> t=<s> candidates=<n> kept_kib=<k> rss_kib=<k> heap_kib=<k>
     let lines: Vec<(String, u64, u64)> = text
         .lines()
         .filter_map(|l| l.strip_prefix("rss "))
@@ -215,6 +215,10 @@ fn a_short_soak_prints_its_memory_as_it_generates() {
                     .unwrap_or_else(|_| panic!("{key} is not a number in {l:?}"))
             };
             assert!(value("t=") <= 10, "{l}");
+            if cfg!(all(target_os = "linux", target_env = "gnu")) {
+                // The engine's tables are on the heap: more than 64 KiB in use.
+                assert!(value("heap_kib=") > 64, "{l}");
+            }
             (
                 words[0].to_string(),
                 value("candidates="),
@@ -234,6 +238,9 @@ fn a_short_soak_prints_its_memory_as_it_generates() {
         "{text}"
     );
     assert!(text.contains("KiB after warm-up"), "{text}");
+    if cfg!(all(target_os = "linux", target_env = "gnu")) {
+        assert!(text.contains("soak: heap in use "), "{text}");
+    }
     // The store the soak made, in the folder it was given.
     let stored = std::fs::read_to_string(dir.join("puzzles/n6-E5.jsonl")).unwrap();
     assert!(stored.lines().count() > 0);

@@ -378,6 +378,8 @@ impl BoafApp {
         self.play.tick(ctx);
         if let Some(e) = self.play.keep() {
             self.say_error(e);
+            // Tried again then even if nobody touches the app meanwhile.
+            ctx.request_repaint_after(play::KEEP_RETRY);
         }
         // Active play only: the Play panel open in a focused window.
         let focused = ctx.input(|i| i.focused);

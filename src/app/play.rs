@@ -35,7 +35,7 @@ const REPLAY_STEP: Duration = Duration::from_millis(700);
 
 /// How long after a failed write (a full disk) the games in progress are
 /// written again.
-const KEEP_RETRY: Duration = Duration::from_secs(2);
+pub(super) const KEEP_RETRY: Duration = Duration::from_secs(2);
 
 /// What a background solve is for.
 #[derive(Copy, Clone, Debug, PartialEq)]

@@ -70,6 +70,21 @@ pub fn rss_kib() -> Option<u64> {
     Some(pages * 4)
 }
 
+/// The heap in use in KiB: what live allocations hold (glibc's `mallinfo2`:
+/// its arenas' allocated bytes and its mapped blocks), so a growing RSS can
+/// be told apart from memory the allocator keeps for reuse. `None` off glibc.
+pub fn heap_kib() -> Option<u64> {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        // SAFETY: mallinfo2 takes no arguments and only reads the
+        // allocator's counters.
+        let m = unsafe { libc::mallinfo2() };
+        Some(((m.uordblks + m.hblkhd) / 1024) as u64)
+    }
+    #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+    None
+}
+
 /// The heap bytes a kept candidate holds: the struct and its strings and trace.
 fn candidate_bytes(c: &Candidate) -> usize {
     std::mem::size_of::<Candidate>()
@@ -108,17 +123,20 @@ impl Tally {
         self.kept_bytes + self.key_bytes
     }
 
-    /// One memory line: `rss <label> t=<s> candidates=<n> kept_kib=<k> rss_kib=<k>`,
-    /// where kept counts the kept candidates and the store's keys.
-    fn line(&self, label: &str, started: Instant) -> Result<u64> {
+    /// One memory line: `rss <label> t=<s> candidates=<n> kept_kib=<k>
+    /// rss_kib=<k> heap_kib=<k>`, where kept counts the kept candidates and the
+    /// store's keys, and heap is what live allocations hold (`-` if unknown).
+    fn line(&self, label: &str, started: Instant) -> Result<(u64, Option<u64>)> {
         let rss = rss_kib().context("no /proc/self/statm to read the resident memory from")?;
+        let heap = heap_kib();
         println!(
-            "rss {label} t={:.0} candidates={} kept_kib={} rss_kib={rss}",
+            "rss {label} t={:.0} candidates={} kept_kib={} rss_kib={rss} heap_kib={}",
             started.elapsed().as_secs_f64(),
             self.candidates,
-            self.held() / 1024
+            self.held() / 1024,
+            heap.map_or("-".into(), |h| h.to_string()),
         );
-        Ok(rss)
+        Ok((rss, heap))
     }
 }
 
@@ -161,10 +179,10 @@ pub fn bench_soak(args: BenchSoakArgs) -> Result<ExitCode> {
     let every = Duration::from_secs_f64(args.every.max(0.1));
     let warmup = Duration::from_secs_f64(args.warmup.max(0.0));
     let mut tally = Tally::default();
-    let mut first: Option<(u64, usize)> = None;
+    let mut first: Option<((u64, Option<u64>), usize)> = None;
     let mut next_line = warmup;
     let mut seed = 1;
-    let mut last_rss = 0;
+    let mut last = (0, None);
     'soak: loop {
         // As the panel's Start: open the store (reading what it holds), then a batch.
         let (store, _) =
@@ -201,8 +219,8 @@ pub fn bench_soak(args: BenchSoakArgs) -> Result<ExitCode> {
             }
             let now = started.elapsed();
             if now >= next_line {
-                last_rss = tally.line(if first.is_none() { "start" } else { "at" }, started)?;
-                first.get_or_insert((last_rss, tally.held()));
+                last = tally.line(if first.is_none() { "start" } else { "at" }, started)?;
+                first.get_or_insert((last, tally.held()));
                 next_line = now + every;
             }
             if now >= end {
@@ -219,8 +237,8 @@ pub fn bench_soak(args: BenchSoakArgs) -> Result<ExitCode> {
         }
         seed += 1;
     }
-    let end_rss = tally.line("end", started)?;
-    let (start_rss, start_kept) = first.unwrap_or((last_rss, 0));
+    let (end_rss, end_heap) = tally.line("end", started)?;
+    let ((start_rss, start_heap), start_kept) = first.unwrap_or((last, 0));
     let kept_kib = (tally.held().saturating_sub(start_kept) / 1024) as u64;
     println!(
         "soak: {} candidates in {:.1} min ({} failed, {} batches); RSS {start_rss} KiB after warm-up, {end_rss} KiB at the end: {:+.2}%",
@@ -236,6 +254,15 @@ pub fn bench_soak(args: BenchSoakArgs) -> Result<ExitCode> {
         tally.key_bytes / tally.candidates.max(1),
         growth(start_rss, end_rss.saturating_sub(kept_kib)),
     );
+    if let (Some(a), Some(b)) = (start_heap, end_heap) {
+        // A leak grows the heap in use; memory the allocator keeps for
+        // reuse grows only the RSS.
+        println!(
+            "soak: heap in use {a} KiB after warm-up, {b} KiB at the end: {:+.2}%, {:+.2}% net of what is kept on purpose",
+            growth(a, b),
+            growth(a, b.saturating_sub(kept_kib)),
+        );
+    }
     if temporary {
         let _ = std::fs::remove_dir_all(&root);
     }
