@@ -214,7 +214,8 @@ fn a_short_soak_prints_its_memory_as_it_generates() {
                     .parse()
                     .unwrap_or_else(|_| panic!("{key} is not a number in {l:?}"))
             };
-            assert!(value("t=") <= 10, "{l}");
+            // A 5 s soak; the slack is for a loaded machine.
+            assert!(value("t=") <= 60, "{l}");
             if cfg!(all(target_os = "linux", target_env = "gnu")) {
                 // The engine's tables are on the heap: more than 64 KiB in use.
                 assert!(value("heap_kib=") > 64, "{l}");

@@ -70,14 +70,16 @@ fn lock_file(file: File, wait: Duration) -> io::Result<Locked> {
     let abandoned = Arc::new(Mutex::new(false));
     let (tx, rx) = mpsc::channel();
     let gave_up = Arc::clone(&abandoned);
-    std::thread::spawn(move || {
+    // Builder: a thread that cannot start (an address-space limit) is an
+    // error to report, not a panic.
+    std::thread::Builder::new().spawn(move || {
         let got = file.lock().map(|()| file);
         let gave_up = gave_up.lock().unwrap_or_else(|e| e.into_inner());
         if !*gave_up {
             let _ = tx.send(got);
         }
         // Otherwise nobody waits for it any more: dropping the file lets go.
-    });
+    })?;
     let got = rx.recv_timeout(wait).or_else(|_| {
         // Said under the thread's mutex, so the file is either handed over
         // here or closed there, never kept locked by nobody.

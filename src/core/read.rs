@@ -49,7 +49,10 @@ pub fn too_large(size: Option<u64>, cap: usize, what: &str) -> io::Error {
 pub fn read_capped(reader: impl Read, cap: usize, what: &str) -> io::Result<Vec<u8>> {
     let cap = file_cap(cap);
     let mut bytes = Vec::new();
-    reader.take(cap as u64 + 1).read_to_end(&mut bytes)?;
+    // Saturating: a cap of usize::MAX must not wrap to a read of nothing.
+    reader
+        .take((cap as u64).saturating_add(1))
+        .read_to_end(&mut bytes)?;
     if bytes.len() > cap {
         return Err(too_large(None, cap, what));
     }
@@ -89,6 +92,13 @@ mod tests {
         );
         assert_eq!(
             read_capped(&[b'x'; 10][..], 10, "a test file")
+                .unwrap()
+                .len(),
+            10
+        );
+        // The largest cap reads everything (it once wrapped to a read of nothing).
+        assert_eq!(
+            read_capped(&[b'x'; 10][..], usize::MAX, "a test file")
                 .unwrap()
                 .len(),
             10

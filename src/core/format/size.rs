@@ -28,7 +28,7 @@ pub fn size_text(bytes: usize) -> String {
 }
 
 /// A size like `512M`, `4G`, `1.5G` or a number of bytes (`None`: not
-/// a positive size).
+/// a positive size, under one byte, or more than a `usize` holds).
 pub fn parse_size(text: &str) -> Option<usize> {
     let t = text.trim();
     let (digits, unit) = match t.chars().last()?.to_ascii_uppercase() {
@@ -38,7 +38,10 @@ pub fn parse_size(text: &str) -> Option<usize> {
         _ => (t, 1),
     };
     let v: f64 = digits.trim().parse().ok()?;
-    (v.is_finite() && v > 0.0).then_some((v * unit as f64) as usize)
+    let bytes = v * unit as f64;
+    // Refused rather than rounded to 0 or saturated: a cap of "no bytes" or
+    // of usize::MAX is a typing slip, not a size.
+    (bytes.is_finite() && bytes >= 1.0 && bytes < usize::MAX as f64).then_some(bytes as usize)
 }
 
 #[cfg(test)]
@@ -62,5 +65,10 @@ mod tests {
         assert_eq!(parse_size("lots"), None);
         assert_eq!(parse_size("-1G"), None);
         assert_eq!(parse_size(""), None);
+        // Under a byte, or past what a usize holds: refused, not 0 or saturated.
+        assert_eq!(parse_size("0.1"), None);
+        assert_eq!(parse_size("99999999999G"), None);
+        assert_eq!(parse_size("18446744073709551615"), None);
+        assert_eq!(parse_size("1e300"), None);
     }
 }
