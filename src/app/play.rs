@@ -12,7 +12,7 @@ use boaf_core::engine::solver::{Solver, Verdict};
 use boaf_core::engine::state::{Move, State};
 use boaf_core::format::{self, plural};
 use boaf_core::study::in_progress::{
-    InProgress, Session, read_in_progress, set_aside, write_in_progress,
+    InProgress, Session, keep_in_progress, read_in_progress, set_aside,
 };
 use boaf_core::study::ratings::PlayRecord;
 use eframe::egui::{self, Key, KeyboardShortcut, Modifiers};
@@ -90,6 +90,9 @@ pub(super) struct PlayPanel {
     puzzle: Option<String>,
     /// The games in progress of the candidates not open, as kept in `file`.
     waiting: InProgress,
+    /// The games in progress as `file` held them when this window last read
+    /// or kept it: what another window changed since is told by it.
+    synced: InProgress,
     /// Where the games in progress are kept (`None`: not kept, in tests of the panel alone).
     file: Option<PathBuf>,
     /// The play changed in a way worth keeping: written at the next tick.
@@ -149,6 +152,7 @@ impl PlayPanel {
             session: None,
             puzzle: None,
             waiting: InProgress::new(),
+            synced: InProgress::new(),
             file: None,
             changed: false,
             failed_at: None,
@@ -170,6 +174,7 @@ impl PlayPanel {
     pub(super) fn load(&mut self, file: PathBuf, show: impl Fn(&Path) -> String) -> Option<String> {
         let note = match read_in_progress(&file) {
             Ok(games) => {
+                self.synced = games.clone();
                 self.waiting = games;
                 None
             }
@@ -227,6 +232,7 @@ impl PlayPanel {
             warn_unsolvable: self.warn_unsolvable,
             ctx: self.ctx.clone(),
             waiting: std::mem::take(&mut self.waiting),
+            synced: std::mem::take(&mut self.synced),
             file: self.file.take(),
             changed: self.changed,
             ..PlayPanel::new(self.now.clone())
@@ -270,7 +276,21 @@ impl PlayPanel {
         {
             games.insert(puzzle.clone(), s.save(now));
         }
-        let failed = write_in_progress(file, &games).err();
+        // Merged with what another window on this folder kept meanwhile.
+        let failed = match keep_in_progress(file, &games, &self.synced) {
+            Ok(kept) => {
+                // Its games join ours; the one on the board stays as played.
+                let board = self.puzzle.as_deref().filter(|p| games.contains_key(*p));
+                self.waiting = kept
+                    .iter()
+                    .filter(|(p, _)| Some(p.as_str()) != board)
+                    .map(|(p, g)| (p.clone(), g.clone()))
+                    .collect();
+                self.synced = kept;
+                None
+            }
+            Err(e) => Some(e),
+        };
         // Still to keep: once space is freed, the next try writes it.
         self.changed = failed.is_some();
         self.failed_at = failed.as_ref().map(|_| now);

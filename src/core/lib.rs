@@ -27,6 +27,7 @@ pub mod format;
 pub mod generator;
 pub mod hash;
 pub mod lock;
+pub mod memory;
 pub mod parallel;
 pub mod read;
 pub mod stats;

@@ -50,8 +50,13 @@ pub fn lock_path(path: &Path, create: bool, wait: Duration) -> io::Result<Locked
             .create(create)
             .open(path)?;
         let locked = lock_file(file, wait)?;
-        if same_file(&locked, path)? {
-            return Ok(locked);
+        match same_file(&locked, path) {
+            Ok(true) => return Ok(locked),
+            // Replaced, or removed by the holder (which may leave no file
+            // when its first write failed): open it again.
+            Ok(false) => {}
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(e) => return Err(e),
         }
     }
 }
@@ -114,27 +119,49 @@ pub fn same_file(file: &File, path: &Path) -> io::Result<bool> {
     }
 }
 
-/// Who holds a lock on a file, found by the file's inode (Linux's
-/// `/proc/locks` lists each lock's holder and inode).
+/// Whether two open files are one file.
+pub fn same_open_file(a: &File, b: &File) -> io::Result<bool> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let (a, b) = (a.metadata()?, b.metadata()?);
+        Ok(a.dev() == b.dev() && a.ino() == b.ino())
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (a, b);
+        Ok(true)
+    }
+}
+
+/// Who holds a lock on a file, found by the file's device and inode
+/// (Linux's `/proc/locks` lists each lock's holder, device and inode).
 #[derive(Clone, Copy, Debug)]
 pub struct Holder {
-    ino: Option<u64>,
+    /// The device as `/proc/locks` writes it (`fe:00`), and the inode.
+    id: Option<(u32, u32, u64)>,
 }
 
 impl Holder {
     /// The holder of a lock on `file`.
     pub fn of(file: &File) -> Holder {
         #[cfg(unix)]
-        let ino = {
+        let id = {
             use std::os::unix::fs::MetadataExt;
-            file.metadata().ok().map(|m| m.ino())
+            file.metadata().ok().map(|m| {
+                // Linux's split of a device number into major and minor.
+                let dev = m.dev();
+                let major = ((dev >> 8) & 0xfff) | ((dev >> 32) & !0xfff);
+                let minor = (dev & 0xff) | ((dev >> 12) & !0xff);
+                (major as u32, minor as u32, m.ino())
+            })
         };
         #[cfg(not(unix))]
-        let ino = {
+        let id = {
             let _ = file;
             None
         };
-        Holder { ino }
+        Holder { id }
     }
 
     /// The holder now, as `pid 123: boaf generate -n 8`, or "another
@@ -166,24 +193,43 @@ impl Holder {
 
     /// The process that holds the lock, from `/proc/locks`.
     fn pid(&self) -> Option<u32> {
-        let ino = self.ino?;
+        let id = self.id?;
         let locks = std::fs::read_to_string("/proc/locks").ok()?;
-        // "1: FLOCK  ADVISORY  WRITE 2552 fe:00:10012618 0 EOF"; a waiter's
-        // line has "->" after the number.
-        locks.lines().find_map(|line| {
-            let words: Vec<&str> = line.split_whitespace().collect();
-            let at = words.get(5)?.rsplit(':').next()?.parse::<u64>().ok()?;
-            if words.get(1) == Some(&"->") || at != ino {
-                return None;
-            }
-            words.get(4)?.parse().ok()
-        })
+        locks.lines().find_map(|line| holder_pid(line, id))
     }
+}
+
+/// The pid in one line of `/proc/locks` when it is a held lock (not a
+/// waiter's) on the file `(major, minor, inode)`: "1: FLOCK  ADVISORY  WRITE
+/// 2552 fe:00:10012618 0 EOF", where a waiter's line has "->" after the number.
+fn holder_pid(line: &str, id: (u32, u32, u64)) -> Option<u32> {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    if words.get(1) == Some(&"->") {
+        return None;
+    }
+    let mut at = words.get(5)?.split(':');
+    let major = u32::from_str_radix(at.next()?, 16).ok()?;
+    let minor = u32::from_str_radix(at.next()?, 16).ok()?;
+    let ino = at.next()?.parse::<u64>().ok()?;
+    (at.next().is_none() && (major, minor, ino) == id)
+        .then(|| words.get(4)?.parse().ok())
+        .flatten()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_holder_is_found_by_device_and_inode() {
+        let line = "1: FLOCK  ADVISORY  WRITE 2552 fe:01:10012618 0 EOF";
+        assert_eq!(holder_pid(line, (0xfe, 1, 10012618)), Some(2552));
+        // The same inode on another device, or a waiter, is not the holder.
+        assert_eq!(holder_pid(line, (0xfe, 0, 10012618)), None);
+        assert_eq!(holder_pid(line, (0xfe, 1, 10012619)), None);
+        let waiter = "1: -> FLOCK  ADVISORY  WRITE 2553 fe:01:10012618 0 EOF";
+        assert_eq!(holder_pid(waiter, (0xfe, 1, 10012618)), None);
+    }
 
     #[test]
     fn a_second_writer_waits_then_names_the_holder() {

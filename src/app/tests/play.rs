@@ -517,6 +517,40 @@ fn a_game_in_progress_survives_a_restart_of_the_app_until_it_is_rated() {
 }
 
 #[test]
+fn two_windows_on_one_folder_keep_each_others_games_in_progress() {
+    let root = temp_root("two-windows");
+    folder_with_two_candidates(&root);
+    let time = TestClock::default();
+    let mut a = harness_with(&root, egui::vec2(1280.0, 1400.0), time.clock());
+    let mut b = harness_with(&root, egui::vec2(1280.0, 1400.0), time.clock());
+    b.run();
+    // Each window plays its own candidate; B read the folder before A kept anything.
+    a_move_and_a_hint(&mut a, &time);
+    let first = a.state().current().unwrap().puzzle.clone();
+    open(&mut b, 1);
+    let (deal, path) = deal_and_path(&b);
+    click_move(&mut b, &deal, path[0]);
+    let second = b.state().current().unwrap().puzzle.clone();
+    assert_ne!(first, second);
+    let games = kept(&root);
+    assert_eq!(games.keys().collect::<Vec<_>>().len(), 2, "{games:?}");
+    assert!(games.contains_key(&first) && games.contains_key(&second));
+    // A rates its game: gone from the file, and B's stays.
+    a.state_mut().set_tab(Tab::Rate);
+    a.run();
+    a.get_by_label("Save rating").click();
+    a.run();
+    assert_eq!(kept(&root).keys().collect::<Vec<_>>(), [&second]);
+    // B plays on: A's rated game does not come back, and B's move is kept.
+    let before = kept(&root)[&second].clone();
+    time.advance(secs(2));
+    click_move(&mut b, &deal.apply(path[0]).unwrap(), path[1]);
+    let games = kept(&root);
+    assert_eq!(games.keys().collect::<Vec<_>>(), [&second]);
+    assert_ne!(games[&second], before);
+}
+
+#[test]
 fn a_games_in_progress_file_that_does_not_read_is_set_aside() {
     let root = temp_root("torn-in-progress");
     folder_with_a_16_card_candidate(&root);

@@ -572,6 +572,8 @@ impl Worker {
             };
             let made =
                 make_candidate_with_layers(&self.job, index, limits.clone(), report, Some(layers));
+            // Its tables are freed: their pages go back before the next.
+            crate::memory::release_freed();
             let msg = match made {
                 Ok(c) => Message::Candidate(Box::new(c)),
                 Err(GenError::Search(SearchError::Cancelled)) => break,

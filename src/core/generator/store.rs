@@ -10,7 +10,7 @@
 use crate::durable::append_synced;
 use crate::engine::canon::canonical_key;
 use crate::generator::pipeline::Candidate;
-use crate::lock::{LOCK_WAIT, lock_path};
+use crate::lock::{self, LOCK_WAIT, lock_path};
 use crate::read::{STORE_CAP, read_capped, read_file};
 use std::collections::HashSet;
 use std::fs::{File, OpenOptions};
@@ -97,6 +97,8 @@ pub struct PuzzleStore {
     keys: HashSet<String>,
     /// Where the file ended when this store last read or wrote it.
     end: u64,
+    /// The lines before `end`, to number a skipped line in the whole file.
+    lines: usize,
 }
 
 impl PuzzleStore {
@@ -108,14 +110,55 @@ impl PuzzleStore {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir)?;
         }
-        let mut lock = lock_path(path, true, LOCK_WAIT)?;
         let mut store = PuzzleStore {
             path: path.to_path_buf(),
             keys: HashSet::new(),
             end: 0,
+            lines: 0,
         };
-        let skipped = store.catch_up(&mut lock)?;
+        // The whole lines are read before the lock, so that reading a big
+        // store never keeps another writer waiting (it gives up after
+        // LOCK_WAIT); under the lock, only what came after them is read.
+        let (read, mut skipped) = store.read_whole_lines()?;
+        let mut lock = lock_path(path, true, LOCK_WAIT)?;
+        if read.is_some_and(|file| !lock::same_open_file(&file, &lock).unwrap_or(false)) {
+            // Replaced meanwhile: read the new file from its start.
+            store.end = 0;
+            store.lines = 0;
+            store.keys.clear();
+            skipped.clear();
+        }
+        skipped.extend(store.catch_up(&mut lock)?);
         Ok((store, skipped))
+    }
+
+    /// Reads the whole lines of the file without its lock: what ends in a
+    /// newline is never written again (a torn tail is only ever cut off
+    /// after its last newline). Returns the file read, if there was one.
+    fn read_whole_lines(&mut self) -> io::Result<(Option<File>, Vec<Skipped>)> {
+        let file = match File::open(&self.path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok((None, Vec::new())),
+            Err(e) => return Err(e),
+        };
+        let bytes = read_capped(&file, STORE_CAP, STORE)?;
+        let whole = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        let skipped = self.take_in(&bytes[..whole]);
+        Ok((Some(file), skipped))
+    }
+
+    /// Takes in lines that end in a newline and start at `self.end`: their
+    /// puzzles join the duplicates to drop. Returns the lines skipped,
+    /// numbered in the whole file.
+    fn take_in(&mut self, bytes: &[u8]) -> Vec<Skipped> {
+        let (found, mut skipped) = parse_store_bytes(bytes);
+        self.keys.extend(found.iter().filter_map(dedup_key));
+        for s in &mut skipped {
+            s.line += self.lines;
+        }
+        self.end += bytes.len() as u64;
+        self.lines += bytes.iter().filter(|&&b| b == b'\n').count();
+        skipped
     }
 
     /// Reads what the locked file gained since this store last read or
@@ -127,18 +170,17 @@ impl PuzzleStore {
         if len < self.end {
             // Cut shorter by hand: read it all again.
             self.end = 0;
+            self.lines = 0;
             self.keys.clear();
         }
         let mut reader: &File = lock;
         reader.seek(SeekFrom::Start(self.end))?;
         // Capped: a huge file is refused, not read until memory runs out.
-        let bytes = read_capped(reader.take(len - self.end), STORE_CAP, STORE)?;
-        let (found, skipped) = parse_store_bytes(&bytes);
-        self.keys.extend(found.iter().filter_map(dedup_key));
-        let mut end = self.end + bytes.len() as u64;
+        let mut bytes = read_capped(reader.take(len - self.end), STORE_CAP, STORE)?;
         if !bytes.is_empty() && !bytes.ends_with(b"\n") {
             let start = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-            if skipped.last().is_some_and(|s| s.torn) {
+            let (_, last) = parse_store_bytes(&bytes[start..]);
+            if last.first().is_some_and(|s| s.torn) {
                 // Kept beside the store, then cut off.
                 let saved_to = PathBuf::from(format!("{}.torn", self.path.display()));
                 let mut side = OpenOptions::new()
@@ -148,17 +190,22 @@ impl PuzzleStore {
                 side.write_all(&bytes[start..])?;
                 side.write_all(b"\n")?;
                 side.sync_all()?;
-                end = self.end + start as u64;
-                lock.set_len(end)?;
+                let cut = self.end + start as u64;
+                lock.set_len(cut)?;
                 lock.sync_all()?;
-            } else {
-                // Whole, but without its newline: end the line.
-                append_synced(lock, b"\n")?;
-                end += 1;
+                bytes.truncate(start);
+                let mut skipped = self.take_in(&bytes);
+                skipped.extend(last.into_iter().map(|s| Skipped {
+                    line: self.lines + 1,
+                    ..s
+                }));
+                return Ok(skipped);
             }
+            // Whole, but without its newline: end the line.
+            append_synced(lock, b"\n")?;
+            bytes.push(b'\n');
         }
-        self.end = end;
-        Ok(skipped)
+        Ok(self.take_in(&bytes))
     }
 
     /// The file.
@@ -198,6 +245,7 @@ impl PuzzleStore {
         // A crash leaves at most this line torn, which reading skips.
         append_synced(&mut lock, line.as_bytes())?;
         self.end += line.len() as u64;
+        self.lines += 1;
         self.keys.insert(key);
         Ok(true)
     }

@@ -9,6 +9,7 @@
 use crate::durable::{FileError, write_atomically};
 use crate::engine::game::{Game, PlayClock, SavedGame};
 use crate::engine::state::{State, StateError};
+use crate::lock::{LOCK_WAIT, lock_path};
 use crate::study::ratings::PlayRecord;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -123,10 +124,77 @@ pub fn read_in_progress(path: &Path) -> Result<InProgress, InProgressError> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(InProgress::new()),
         Err(e) => return Err(FileError::at(path)(e).into()),
     };
+    // Empty: made by a writer's lock whose write then failed (a full disk).
+    if text.trim().is_empty() {
+        return Ok(InProgress::new());
+    }
     serde_json::from_str(&text).map_err(|e| InProgressError::Parse {
         path: path.to_path_buf(),
         reason: e.to_string(),
     })
+}
+
+/// Keeps one writer's games in progress in a file that another writer (a
+/// second app window on the same folder) may keep its own in, and returns
+/// what the file holds now.
+///
+/// `ours` are this writer's games (its own and those it took up from the
+/// file); `last` is what the file held when this writer last read or kept
+/// it. Under the file's lock, the file is read again and merged against
+/// `last`, game by game, then written whole: a game changed here since
+/// `last` is ours; one unchanged here is as the file has it now (a game the
+/// other writer rated is gone); one that `last` had and is no longer ours
+/// was rated or given up here, and is dropped; one never seen here is the
+/// other writer's, and is kept. So two windows never drop each other's
+/// games, and a rated game does not come back.
+pub fn keep_in_progress(
+    path: &Path,
+    ours: &InProgress,
+    last: &InProgress,
+) -> Result<InProgress, InProgressError> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(FileError::at(path))?;
+    }
+    // The file is replaced whole, so the lock is taken again on the new
+    // file when it was replaced while this waited (lock_path sees to it).
+    let lock = lock_path(path, true, LOCK_WAIT).map_err(FileError::at(path))?;
+    let bytes = crate::read::read_capped(&*lock, crate::read::TEXT_CAP, "a games-in-progress file")
+        .map_err(FileError::at(path))?;
+    let theirs: InProgress = if bytes.iter().all(u8::is_ascii_whitespace) {
+        InProgress::new()
+    } else {
+        serde_json::from_slice(&bytes).map_err(|e| InProgressError::Parse {
+            path: path.to_path_buf(),
+            reason: e.to_string(),
+        })?
+    };
+    let mut kept = InProgress::new();
+    for (puzzle, game) in ours {
+        if last.get(puzzle) != Some(game) {
+            // Changed here since: ours wins.
+            kept.insert(puzzle.clone(), game.clone());
+        } else if let Some(newer) = theirs.get(puzzle) {
+            // Unchanged here: as the other writer left it (a game it
+            // rated is gone from the file, and so stays gone).
+            kept.insert(puzzle.clone(), newer.clone());
+        }
+    }
+    for (puzzle, game) in theirs {
+        // Never seen here: another writer's new game.
+        if !ours.contains_key(&puzzle) && !last.contains_key(&puzzle) {
+            kept.insert(puzzle, game);
+        }
+    }
+    if let Err(e) = write_in_progress(path, &kept) {
+        // The empty file made to hold the lock is not left behind (a full
+        // disk leaves the folder as it was).
+        if bytes.is_empty() && lock.metadata().is_ok_and(|m| m.len() == 0) {
+            let _ = std::fs::remove_file(path);
+        }
+        return Err(e.into());
+    }
+    drop(lock);
+    Ok(kept)
 }
 
 /// Replaces the file with these games in progress, all at once.
@@ -187,5 +255,44 @@ mod tests {
         let bad = set_aside(&file).unwrap();
         assert!(bad.ends_with("in-progress.json.bad") && !file.exists());
         assert!(read_in_progress(&file).unwrap().is_empty());
+    }
+
+    #[test]
+    fn two_writers_keep_each_others_games_and_a_rated_game_does_not_come_back() {
+        let (deal, path) = deal_and_solution(0);
+        let played = |moves: usize| {
+            let mut s = Session::new(deal.clone());
+            for &mv in &path[..moves] {
+                s.game.play(mv).unwrap();
+            }
+            s.save(Duration::from_secs(moves as u64))
+        };
+        let games = |list: &[(&str, usize)]| -> InProgress {
+            list.iter()
+                .map(|&(p, m)| (p.to_string(), played(m)))
+                .collect()
+        };
+        let dir = crate::temp::TempDir::new("in-progress-two");
+        let file = dir.join("ratings/in-progress.json");
+        // Window A keeps game a; window B, opened before, keeps game b.
+        let last_a = keep_in_progress(&file, &games(&[("a", 1)]), &InProgress::new()).unwrap();
+        assert_eq!(last_a, games(&[("a", 1)]));
+        let last_b = keep_in_progress(&file, &games(&[("b", 2)]), &InProgress::new()).unwrap();
+        assert_eq!(last_b, games(&[("a", 1), ("b", 2)]));
+        // A plays on in a and starts c; b, which A never saw, stays.
+        let last_a = keep_in_progress(&file, &games(&[("a", 3), ("c", 1)]), &last_a).unwrap();
+        assert_eq!(last_a, games(&[("a", 3), ("b", 2), ("c", 1)]));
+        assert_eq!(read_in_progress(&file).unwrap(), last_a);
+        // B rates b and keeps a as it last saw it: b is gone, a keeps A's
+        // later play, and c stays.
+        let last_b = keep_in_progress(&file, &games(&[("a", 1)]), &last_b).unwrap();
+        assert_eq!(last_b, games(&[("a", 3), ("c", 1)]));
+        // A rates a; B, which held a unchanged, does not bring it back,
+        // while its own move in c wins over what it last saw.
+        let last_a = keep_in_progress(&file, &games(&[("c", 1)]), &last_a).unwrap();
+        assert_eq!(last_a, games(&[("c", 1)]));
+        let last_b = keep_in_progress(&file, &games(&[("a", 3), ("c", 2)]), &last_b).unwrap();
+        assert_eq!(last_b, games(&[("c", 2)]));
+        assert_eq!(read_in_progress(&file).unwrap(), last_b);
     }
 }

@@ -260,6 +260,9 @@ fn store_drops_isomorphic_puzzles_and_skips_a_torn_line() {
     let (mut store, skipped) = PuzzleStore::open(&path).unwrap();
     assert_eq!(skipped.len(), 1);
     assert!(skipped[0].torn);
+    // Numbered in the whole file, though the lines before it were read
+    // before the lock and it after.
+    assert_eq!(skipped[0].line, 4);
     assert_eq!(
         std::fs::read_to_string(dir.join("sub/p.jsonl.torn")).unwrap(),
         format!("{}\n", &line[..line.len() / 2])
