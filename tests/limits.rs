@@ -229,7 +229,7 @@ fn a_short_soak_prints_its_memory_as_it_generates() {
         .collect();
     assert!(lines.len() >= 3, "{text}");
     assert_eq!(lines[0].0, "start", "{text}");
-    assert_eq!(lines.last().unwrap().0, "end", "{text}");
+    assert_eq!(lines.last().unwrap().0, "after", "{text}");
     let (_, candidates, rss) = lines.last().unwrap();
     assert!(*candidates > 0, "{text}");
     // A process with the engine loaded holds more than a MiB, and less than a GiB.

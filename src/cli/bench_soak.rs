@@ -115,6 +115,8 @@ struct Tally {
     kept_bytes: usize,
     /// The store's keys of the new puzzles (kept in both modes, as the app's store keeps them).
     key_bytes: usize,
+    /// The RSS of each line taken between candidates, in KiB.
+    rss: Vec<u64>,
 }
 
 impl Tally {
@@ -140,7 +142,8 @@ impl Tally {
     }
 }
 
-/// `bench soak`: generates until the time is up, printing memory lines.
+/// `bench soak`: generates until the time is up, printing memory lines,
+/// each taken as a candidate arrives (between two candidates of a worker).
 pub fn bench_soak(args: BenchSoakArgs) -> Result<ExitCode> {
     let loaded = load_energies(&[])?;
     let energy = find_energy(&loaded.book, &args.energy)?.clone();
@@ -202,6 +205,16 @@ pub fn bench_soak(args: BenchSoakArgs) -> Result<ExitCode> {
             for e in batch.wait(Duration::from_millis(16)) {
                 match e {
                     Event::Candidate(c) => {
+                        // A line that is due is taken here, between two
+                        // candidates: one's tables freed, the next's not
+                        // yet made, so that lines compare like with like.
+                        let now = started.elapsed();
+                        if now >= next_line {
+                            last = tally.line(if first.is_none() { "start" } else { "at" }, started)?;
+                            tally.rss.push(last.0);
+                            first.get_or_insert((last, tally.held()));
+                            next_line = now + every;
+                        }
                         tally.candidates += 1;
                         tally.key_bytes += key_bytes(&c);
                         if !args.drop {
@@ -218,11 +231,6 @@ pub fn bench_soak(args: BenchSoakArgs) -> Result<ExitCode> {
                 }
             }
             let now = started.elapsed();
-            if now >= next_line {
-                last = tally.line(if first.is_none() { "start" } else { "at" }, started)?;
-                first.get_or_insert((last, tally.held()));
-                next_line = now + every;
-            }
             if now >= end {
                 batch.cancel();
                 // The batch's Finished follows within a fraction of a second.
@@ -237,16 +245,21 @@ pub fn bench_soak(args: BenchSoakArgs) -> Result<ExitCode> {
         }
         seed += 1;
     }
-    let (end_rss, end_heap) = tally.line("end", started)?;
-    let ((start_rss, start_heap), start_kept) = first.unwrap_or((last, 0));
+    // Once the workers stopped: shown, but not compared with lines taken
+    // while one worked.
+    let after = tally.line("after", started)?;
+    let (end_rss, end_heap) = if first.is_some() { last } else { after };
+    let ((start_rss, start_heap), start_kept) = first.unwrap_or((after, 0));
     let kept_kib = (tally.held().saturating_sub(start_kept) / 1024) as u64;
     println!(
-        "soak: {} candidates in {:.1} min ({} failed, {} batches); RSS {start_rss} KiB after warm-up, {end_rss} KiB at the end: {:+.2}%",
+        "soak: {} candidates in {:.1} min ({} failed, {} batches); RSS between candidates {start_rss} KiB after warm-up, {end_rss} KiB at the last line: {:+.2}% (lines from {} to {} KiB)",
         tally.candidates,
         started.elapsed().as_secs_f64() / 60.0,
         tally.failed,
         seed,
         growth(start_rss, end_rss),
+        tally.rss.iter().min().unwrap_or(&end_rss),
+        tally.rss.iter().max().unwrap_or(&end_rss),
     );
     println!(
         "soak: what is kept on purpose grew by {kept_kib} KiB after warm-up ({} bytes a kept candidate, {} bytes a store key); growth net of it {:+.2}%",
