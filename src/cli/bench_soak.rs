@@ -101,6 +101,19 @@ fn key_bytes(c: &Candidate) -> usize {
     dedup_key(c).map_or(0, |k| k.len() + 2 * std::mem::size_of::<String>() + 1)
 }
 
+/// The medians of the first and the last `most` values (fewer when there
+/// are under twice as many, so that the two never overlap), with how many
+/// each took; `None` with fewer than two values.
+fn window_medians(values: &[u64], most: usize) -> Option<(usize, u64, u64)> {
+    let w = most.min(values.len() / 2);
+    let median = |part: &[u64]| {
+        let mut v = part.to_vec();
+        v.sort_unstable();
+        v[(v.len() - 1) / 2]
+    };
+    (w > 0).then(|| (w, median(&values[..w]), median(&values[values.len() - w..])))
+}
+
 /// Growth from `a` to `b` in percent.
 fn growth(a: u64, b: u64) -> f64 {
     (b as f64 - a as f64) / a.max(1) as f64 * 100.0
@@ -210,7 +223,8 @@ pub fn bench_soak(args: BenchSoakArgs) -> Result<ExitCode> {
                         // yet made, so that lines compare like with like.
                         let now = started.elapsed();
                         if now >= next_line {
-                            last = tally.line(if first.is_none() { "start" } else { "at" }, started)?;
+                            last = tally
+                                .line(if first.is_none() { "start" } else { "at" }, started)?;
                             tally.rss.push(last.0);
                             first.get_or_insert((last, tally.held()));
                             next_line = now + every;
@@ -261,6 +275,14 @@ pub fn bench_soak(args: BenchSoakArgs) -> Result<ExitCode> {
         tally.rss.iter().min().unwrap_or(&end_rss),
         tally.rss.iter().max().unwrap_or(&end_rss),
     );
+    if let Some((w, a, b)) = window_medians(&tally.rss, 10) {
+        // One line can land in a candidate's early tables; the medians of
+        // ten lines at each end do not follow one such line.
+        println!(
+            "soak: median RSS of the first {w} lines {a} KiB, of the last {w} lines {b} KiB: {:+.2}%",
+            growth(a, b),
+        );
+    }
     println!(
         "soak: what is kept on purpose grew by {kept_kib} KiB after warm-up ({} bytes a kept candidate, {} bytes a store key); growth net of it {:+.2}%",
         tally.kept_bytes / tally.kept.len().max(1),
@@ -284,4 +306,20 @@ pub fn bench_soak(args: BenchSoakArgs) -> Result<ExitCode> {
     } else {
         ExitCode::FAILURE
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::window_medians;
+
+    #[test]
+    fn the_window_medians_take_each_end_apart() {
+        assert_eq!(window_medians(&[], 10), None);
+        assert_eq!(window_medians(&[5], 10), None);
+        assert_eq!(window_medians(&[5, 9], 10), Some((1, 5, 9)));
+        // The lower middle of an even window; the two ends never overlap.
+        let v = [4, 1, 3, 2, 100, 7, 9, 8, 6];
+        assert_eq!(window_medians(&v, 10), Some((4, 2, 7)));
+        assert_eq!(window_medians(&v, 3), Some((3, 3, 8)));
+    }
 }
