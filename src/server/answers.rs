@@ -119,6 +119,39 @@ pub struct Submission {
     pub notes: String,
 }
 
+/// A rater's join (the JSON body of `POST /api/s/{study}/join`).
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JoinBody {
+    /// The nickname as typed (checked by the store; empty for none).
+    #[serde(default)]
+    pub nickname: String,
+}
+
+/// A rater's skip of a puzzle (the JSON body of `POST /api/s/{study}/skip`).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SkipBody {
+    /// The puzzle's id in the study.
+    pub puzzle: i64,
+}
+
+/// The name of a study's rater cookie.
+pub fn cookie_name(study: &str) -> String {
+    format!("boaf_{study}")
+}
+
+/// The rater token in one `Cookie` header's value for this study, if any
+/// (`a=1; boaf_STUDY=TOKEN; b=2`).
+pub fn cookie_token<'a>(cookies: &'a str, study: &str) -> Option<&'a str> {
+    let name = cookie_name(study);
+    cookies
+        .split(';')
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(k, _)| *k == name)
+        .map(|(_, v)| v)
+}
+
 /// What a stored rating answers (the same again for a retry).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Stored {
@@ -201,4 +234,25 @@ pub struct Audit {
     pub half_written: u32,
     /// What `PRAGMA integrity_check` says (`ok` when the file is whole).
     pub integrity: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_token_is_the_value_of_the_study_s_own_cookie() {
+        assert_eq!(
+            cookie_token("a=1; boaf_s1=tok; boaf_s2=x", "s1"),
+            Some("tok")
+        );
+        assert_eq!(cookie_token("a=1; boaf_s1=tok; boaf_s2=x", "s2"), Some("x"));
+        // Another study whose name starts with this one's is not it.
+        assert_eq!(cookie_token("boaf_s10=tok", "s1"), None);
+        assert_eq!(cookie_token("  boaf_s1=a=b ;x=1", "s1"), Some("a=b"));
+        assert_eq!(cookie_token("boaf_s1", "s1"), None);
+        let join: JoinBody = serde_json::from_str("{}").unwrap();
+        assert_eq!(join.nickname, "");
+        assert!(serde_json::from_str::<SkipBody>(r#"{"puzzle": 3, "x": 1}"#).is_err());
+    }
 }

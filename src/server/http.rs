@@ -22,7 +22,7 @@
 //! GET  /api/admin/s/{study}/counts  live counts per puzzle and per rater (ditto)
 //! ```
 
-use crate::answers::{Next, Rater, Submission};
+use crate::answers::{JoinBody, Next, Rater, SkipBody, Submission, cookie_name, cookie_token};
 use crate::store::{Store, StoreError};
 use crate::writer::{WriteError, Writer};
 use axum::body::Bytes;
@@ -164,22 +164,14 @@ fn read_json<T: DeserializeOwned>(body: Result<Bytes, BytesRejection>) -> Result
     })
 }
 
-/// The name of a study's rater cookie.
-fn cookie_name(study: &str) -> String {
-    format!("boaf_{study}")
-}
-
 /// The rater token the request's cookie carries for this study, if any.
 fn token(headers: &HeaderMap, study: &str) -> Option<String> {
-    let name = cookie_name(study);
     headers
         .get_all(header::COOKIE)
         .iter()
         .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(';'))
-        .filter_map(|pair| pair.trim().split_once('='))
-        .find(|(k, _)| *k == name)
-        .map(|(_, v)| v.to_string())
+        .find_map(|v| cookie_token(v, study))
+        .map(str::to_string)
 }
 
 /// The rater whose cookie this is, or 401.
@@ -249,13 +241,6 @@ async fn study_info(
 }
 
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct JoinBody {
-    #[serde(default)]
-    nickname: String,
-}
-
-#[derive(Deserialize)]
 struct JoinQuery {
     pid: Option<String>,
 }
@@ -269,9 +254,7 @@ async fn join(
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
     let body: JoinBody = match &body {
-        Ok(b) if b.iter().all(u8::is_ascii_whitespace) => JoinBody {
-            nickname: String::new(),
-        },
+        Ok(b) if b.iter().all(u8::is_ascii_whitespace) => JoinBody::default(),
         _ => read_json(body)?,
     };
     // A rater who joined already resumes (unless the link names another pid).
@@ -353,12 +336,6 @@ async fn submit(
         .await?;
     // A retry gets the first answer, status and all.
     Ok((StatusCode::CREATED, Json(stored)).into_response())
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct SkipBody {
-    puzzle: i64,
 }
 
 async fn skip(

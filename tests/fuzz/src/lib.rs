@@ -17,7 +17,7 @@ use boaf_core::generator::energy::{Chain, Energy, EnergyBook, holds, parse_condi
 use boaf_core::generator::store::{dedup_key, parse_store_bytes};
 use boaf_core::study::play_log::{MAX_MS, replay_handed};
 use boaf_core::study::ratings::{escape_note, parse_ratings, unescape_note};
-use boaf_server::answers::Submission;
+use boaf_server::answers::{JoinBody, SkipBody, Submission, cookie_token};
 use boaf_server::limits::{
     MAX_NAME, MAX_NICKNAME, check_nickname, check_notes, check_pid, check_study_name,
 };
@@ -65,9 +65,12 @@ fn over_cap(size: usize) {
 #[global_allocator]
 static CAPPED: Capped = Capped;
 
+/// A target's body: one input, which it must take without a panic.
+pub type Body = fn(&[u8]);
+
 /// Every target by name, with its body: what `tests/replay.rs` runs each
 /// corpus and regression folder through.
-pub const TARGETS: [(&str, fn(&[u8])); 10] = [
+pub const TARGETS: [(&str, Body); 10] = [
     ("state", state),
     ("moves", moves),
     ("energy", energy),
@@ -317,10 +320,23 @@ pub fn condition(data: &[u8]) {
     }
 }
 
-/// The study server's submission body (JSON), checked and its play log
-/// replayed as the store does before it keeps a rating (the HTTP layer and
-/// SQLite aside): on a deal picked by the puzzle id, handed out a minute ago.
+/// The study server's request bodies and its cookie: a join (its nickname
+/// checked as the store checks it), a skip, the token in a `Cookie` header,
+/// and a submission (JSON), checked and its play log replayed as the store
+/// does before it keeps a rating (the HTTP layer and SQLite aside): on a
+/// deal picked by the puzzle id, handed out a minute ago.
 pub fn server_body(data: &[u8]) {
+    if let Ok(join) = serde_json::from_slice::<JoinBody>(data) {
+        let _ = check_nickname(&join.nickname);
+    }
+    let _ = serde_json::from_slice::<SkipBody>(data);
+    if let Some(t) = text(data)
+        && let Some(token) = cookie_token(t, "s1")
+    {
+        // The value of the study's own pair, whole: it ends at a `;`.
+        assert!(!token.contains(';'), "{token}");
+        assert!(t.contains(&format!("boaf_s1={token}")), "{t}");
+    }
     let Ok(s) = serde_json::from_slice::<Submission>(data) else {
         return;
     };
