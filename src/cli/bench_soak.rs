@@ -70,19 +70,50 @@ pub fn rss_kib() -> Option<u64> {
     Some(pages * 4)
 }
 
-/// The heap in use in KiB: what live allocations hold (glibc's `mallinfo2`:
-/// its arenas' allocated bytes and its mapped blocks), so a growing RSS can
-/// be told apart from memory the allocator keeps for reuse. `None` off glibc.
+/// The heap in use in KiB: what live allocations hold in every arena (the
+/// worker threads' too) and in mapped blocks, from glibc's `malloc_info`,
+/// so a growing RSS can be told apart from memory the allocator keeps for
+/// reuse. `None` off glibc. (`mallinfo2` would count the main arena alone.)
 pub fn heap_kib() -> Option<u64> {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {
-        // SAFETY: mallinfo2 takes no arguments and only reads the
-        // allocator's counters.
-        let m = unsafe { libc::mallinfo2() };
-        Some(((m.uordblks + m.hblkhd) / 1024) as u64)
+        let mut buf: *mut libc::c_char = std::ptr::null_mut();
+        let mut len: libc::size_t = 0;
+        // SAFETY: open_memstream writes the buffer's address and length
+        // into the two locals, which outlive the stream; the buffer is
+        // read only after fclose has flushed it, then freed once.
+        let xml = unsafe {
+            let stream = libc::open_memstream(&mut buf, &mut len);
+            if stream.is_null() {
+                return None;
+            }
+            let ok = libc::malloc_info(0, stream) == 0;
+            libc::fclose(stream);
+            let xml = (ok && !buf.is_null()).then(|| {
+                String::from_utf8_lossy(std::slice::from_raw_parts(buf.cast(), len)).into_owned()
+            });
+            libc::free(buf.cast());
+            xml
+        };
+        in_use_kib(&xml?)
     }
     #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
     None
+}
+
+/// The bytes in use from `malloc_info`'s XML, in KiB: of its totals (after
+/// the last arena's `</heap>`), what the arenas hold from the system and the
+/// mapped blocks, less their free chunks (fast and the rest).
+fn in_use_kib(xml: &str) -> Option<u64> {
+    let totals = &xml[xml.rfind("</heap>")?..];
+    let size = |tag: &str| -> Option<u64> {
+        let at = &totals[totals.find(tag)?..];
+        let value = &at[at.find("size=\"")? + 6..];
+        value[..value.find('"')?].parse().ok()
+    };
+    let held = size("<system type=\"current\"")? + size("<total type=\"mmap\"")?;
+    let free = size("<total type=\"fast\"")? + size("<total type=\"rest\"")?;
+    Some(held.saturating_sub(free) / 1024)
 }
 
 /// The heap bytes a kept candidate holds: the struct and its strings and trace.
@@ -310,7 +341,29 @@ pub fn bench_soak(args: BenchSoakArgs) -> Result<ExitCode> {
 
 #[cfg(test)]
 mod tests {
-    use super::window_medians;
+    use super::{in_use_kib, window_medians};
+
+    #[test]
+    fn the_heap_in_use_is_read_from_the_totals_of_every_arena() {
+        // The shape of glibc's malloc_info: each arena, then the totals.
+        let xml = r#"<malloc version="1">
+<heap nr="0"><sizes></sizes><total type="fast" count="0" size="0"/>
+<total type="rest" count="1" size="1000"/><system type="current" size="9999"/></heap>
+<total type="fast" count="2" size="2048"/>
+<total type="rest" count="5" size="100352"/>
+<total type="mmap" count="1" size="1052672"/>
+<system type="current" size="1200128"/>
+<system type="max" size="9000000"/>
+</malloc>"#;
+        assert_eq!(
+            in_use_kib(xml),
+            Some((1200128 + 1052672 - 2048 - 100352) / 1024)
+        );
+        assert_eq!(in_use_kib("<malloc></malloc>"), None);
+        // And this process's, read for real: more than nothing is in use.
+        #[cfg(all(target_os = "linux", target_env = "gnu"))]
+        assert!(super::heap_kib().is_some_and(|k| k > 0));
+    }
 
     #[test]
     fn the_window_medians_take_each_end_apart() {
