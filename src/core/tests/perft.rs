@@ -111,3 +111,39 @@ fn seed_001_figure_2_puzzles_match_the_naive_search() {
         );
     }
 }
+
+/// The table by sets of pairs and the walk back against the layers' table,
+/// every field but the memory estimate, tension to the bit.
+fn assert_same_tables(state: &boaf_core::engine::state::State, what: &str) {
+    use boaf_core::engine::analysis::analyze_by_merges;
+    let opts = AnalysisOptions::default();
+    let layers = analyze(state, &opts).unwrap();
+    let merged = analyze_by_merges(state, &opts).unwrap();
+    assert_eq!(merged.stacks, layers.stacks, "{what}");
+    assert_eq!(merged.depths, layers.depths, "{what}");
+    for (m, l) in merged.depths.iter().zip(&layers.depths) {
+        let bits = |t: Option<f64>| t.map(f64::to_bits);
+        assert_eq!(bits(m.tension), bits(l.tension), "{what} depth {}", m.depth);
+    }
+}
+
+#[test]
+fn merged_table_of_deal_1_and_two_e5_puzzles_is_the_layers_table() {
+    assert_same_tables(&deal(1), "deal 1");
+    for puzzle in [
+        "9D3H2HKC6S4DJC7SAC3C9SQC4H7DADKH",
+        "KS2D2C3H7C8D4HADAC6HJSTS7HTD6D5H",
+    ] {
+        assert_same_tables(&parse_state(puzzle, None).unwrap(), puzzle);
+    }
+}
+
+/// Deals 0..9 at every depth: minutes, and gigabytes for the layers of
+/// deals 2, 5 and 6 (`cargo test --release -- --ignored`).
+#[test]
+#[ignore]
+fn merged_tables_of_deals_0_to_9_are_the_layers_tables() {
+    for n in 0..10 {
+        assert_same_tables(&deal(n), &format!("deal {n}"));
+    }
+}
