@@ -4,7 +4,7 @@
 //! from its solvable boards and the next depth's.
 
 use super::merges::Merges;
-use super::walk::{StateSet, Visit, WalkLists};
+use super::walk::{Finished, StateSet, Visit, WalkLists};
 use crate::engine::analysis::DepthCount;
 use crate::engine::limits::{Limits, SearchError};
 
@@ -26,16 +26,9 @@ impl<F: FnMut(usize)> Visit for EveryDepth<F> {
         depth <= self.deepest + 1
     }
 
-    fn depth(
-        &mut self,
-        merges: &Merges,
-        depth: usize,
-        boards: usize,
-        keys: Option<Vec<u128>>,
-        limits: &Limits,
-    ) -> Result<(), SearchError> {
-        (self.done)(boards);
-        let Some(keys) = keys else {
+    fn depth(&mut self, merges: &Merges, at: Finished, limits: &Limits) -> Result<(), SearchError> {
+        (self.done)(at.boards);
+        let (depth, Some(keys)) = (at.depth, at.keys) else {
             return Ok(());
         };
         if depth <= self.deepest {
@@ -50,8 +43,8 @@ impl<F: FnMut(usize)> Visit for EveryDepth<F> {
         Ok(())
     }
 
-    fn bytes(&self) -> usize {
-        self.below.as_ref().map_or(0, |b| b.capacity() * 24)
+    fn held(&self) -> Option<&StateSet<u128>> {
+        self.below.as_ref()
     }
 }
 

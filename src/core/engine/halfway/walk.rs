@@ -324,23 +324,29 @@ impl NextLevel {
 /// Predecessors made between two looks at the memory they take.
 const LOOK_EVERY: usize = 1 << 20;
 
+/// A depth the walk back has finished.
+pub(super) struct Finished {
+    /// Moves made.
+    pub(super) depth: usize,
+    /// Its solvable states.
+    pub(super) boards: usize,
+    /// Its boards, sorted, when they are listed.
+    pub(super) keys: Option<Vec<u128>>,
+}
+
 /// What a walk back does with each depth: whether it lists that depth's
 /// boards, and what it makes of each depth's count and listed boards.
 pub(super) trait Visit {
     /// Whether the boards at `depth` are listed.
     fn lists(&self, depth: usize) -> bool;
-    /// Hears the solvable states at `depth`, and its boards sorted when
-    /// they are listed.
-    fn depth(
-        &mut self,
-        merges: &Merges,
-        depth: usize,
-        boards: usize,
-        keys: Option<Vec<u128>>,
-        limits: &Limits,
-    ) -> Result<(), SearchError>;
+    /// Hears a finished depth.
+    fn depth(&mut self, merges: &Merges, at: Finished, limits: &Limits) -> Result<(), SearchError>;
+    /// The boards the visitor holds between depths, if any.
+    fn held(&self) -> Option<&StateSet<u128>>;
     /// Bytes the visitor holds.
-    fn bytes(&self) -> usize;
+    fn bytes(&self) -> usize {
+        self.held().map_or(0, |b| b.capacity() * 24)
+    }
 }
 
 /// The visitor of [`Merges::walk_back`]: keeps the boards of one depth and
@@ -358,16 +364,9 @@ impl<F: FnMut(usize)> Visit for KeepTwo<F> {
         self.next && (depth == self.keep || depth == self.keep + 1)
     }
 
-    fn depth(
-        &mut self,
-        _: &Merges,
-        depth: usize,
-        boards: usize,
-        keys: Option<Vec<u128>>,
-        _: &Limits,
-    ) -> Result<(), SearchError> {
-        if let Some(keys) = keys {
-            if depth == self.keep {
+    fn depth(&mut self, _: &Merges, at: Finished, _: &Limits) -> Result<(), SearchError> {
+        if let Some(keys) = at.keys {
+            if at.depth == self.keep {
                 self.at_depth = keys;
             } else {
                 let set = self.below.get_or_insert_with(StateSet::default);
@@ -375,12 +374,12 @@ impl<F: FnMut(usize)> Visit for KeepTwo<F> {
                 set.extend(keys);
             }
         }
-        (self.done)(boards);
+        (self.done)(at.boards);
         Ok(())
     }
 
-    fn bytes(&self) -> usize {
-        self.below.as_ref().map_or(0, |b| b.capacity() * 24)
+    fn held(&self) -> Option<&StateSet<u128>> {
+        self.below.as_ref()
     }
 }
 
@@ -464,7 +463,12 @@ impl Merges {
             // Boards are listed only where they are kept.
             let keys = visit.lists(at).then(|| self.level_keys(&level));
             counts.push(level.boards as u64);
-            visit.depth(self, at, level.boards, keys, limits)?;
+            let finished = Finished {
+                depth: at,
+                boards: level.boards,
+                keys,
+            };
+            visit.depth(self, finished, limits)?;
             if at == lowest {
                 break;
             }
@@ -490,12 +494,8 @@ impl Merges {
             // At most: this depth whole beside the next one whole.
             peak = peak.max(fixed + before + made.bytes() + splits.bytes());
             spare_sets = std::mem::replace(&mut level, made).sets;
+            // With only tops kept, `at` is now `lowest`, where the loop ends.
             at -= 1;
-            if only_tops {
-                counts.push(level.boards as u64);
-                visit.depth(self, at, level.boards, None, limits)?;
-                break;
-            }
         }
         // Every list is empty now but those of the last depth's words.
         lists.keep(std::mem::take(&mut next_level.raw), &[]);
