@@ -6,7 +6,7 @@
 //! what the generator uses, or from the full state-space analysis, which
 //! also gives every other depth.
 
-use crate::engine::analysis::{Analysis, AnalysisOptions, Depth, Progress, analyze, ratio};
+use crate::engine::analysis::{Analysis, AnalysisOptions, Depth, Progress, analyze_fast, ratio};
 use crate::engine::board::{Layout, bits};
 use crate::engine::feature::{Feature, FeatureSet};
 use crate::engine::halfway::{Merges, Solvable, WalkLists};
@@ -352,7 +352,7 @@ pub fn features(
     opts: &AnalysisOptions,
 ) -> Result<(Features, Analysis), SearchError> {
     let cards = card_features(state);
-    let analysis = analyze(
+    let analysis = analyze_fast(
         state,
         &AnalysisOptions {
             depth: opts.depth.and_features(state.stack_count()),

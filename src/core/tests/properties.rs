@@ -2,7 +2,7 @@
 
 mod common;
 
-use boaf_core::engine::analysis::{AnalysisOptions, Depth, analyze};
+use boaf_core::engine::analysis::{AnalysisOptions, Depth, analyze, analyze_by_merges};
 use boaf_core::engine::board::Layout;
 use boaf_core::engine::feature::{Feature, FeatureSet};
 use boaf_core::engine::features::{features, features_for, halfway_features};
@@ -152,5 +152,27 @@ proptest! {
         prop_assert_eq!(merges.can_merge(merges.all_cards()), naive[0].1 == 1);
         // Every feature, exactly as the full analysis gives it.
         prop_assert_eq!(halfway_features(&s, &AnalysisOptions::default()).unwrap(), features(&s, &AnalysisOptions::default()).unwrap().0);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(192))]
+
+    /// The table by sets of pairs and the walk back (no layers) is the
+    /// layers' table: states, solvable states and tension to the bit, at
+    /// every depth and when cut short.
+    #[test]
+    fn merged_table_is_the_layers_table(s in arb_state(12), cut in 0usize..12) {
+        for depth in [Depth::Last, Depth::To(cut)] {
+            let opts = AnalysisOptions { depth, ..Default::default() };
+            let layers = analyze(&s, &opts).unwrap();
+            let merged = analyze_by_merges(&s, &opts).unwrap();
+            prop_assert_eq!(merged.stacks, layers.stacks);
+            prop_assert_eq!(&merged.depths, &layers.depths);
+            let bits = |a: &boaf_core::engine::analysis::Analysis| -> Vec<Option<u64>> {
+                a.depths.iter().map(|d| d.tension.map(f64::to_bits)).collect()
+            };
+            prop_assert_eq!(bits(&merged), bits(&layers));
+        }
     }
 }

@@ -105,7 +105,7 @@ impl Merges {
     }
 
     /// Bytes the table of `n` cards takes.
-    fn bytes_for(n: usize) -> usize {
+    pub(super) fn bytes_for(n: usize) -> usize {
         (1usize << n) * std::mem::size_of::<[u16; MAX_CELLS]>()
     }
 
@@ -118,6 +118,12 @@ impl Merges {
     #[inline]
     pub fn bottoms(&self, set: u16, top: usize) -> u16 {
         self.stacks[set as usize][top]
+    }
+
+    /// How many sets of cards can become one stack (one-card sets
+    /// included): a cheap measure of how large the state space is.
+    pub fn mergeable_sets(&self) -> usize {
+        self.parts.len()
     }
 
     /// Whether `set` can become one stack at all.

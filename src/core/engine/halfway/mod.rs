@@ -38,6 +38,7 @@
 mod count;
 mod merges;
 mod split;
+mod table;
 mod walk;
 
 pub use merges::Merges;

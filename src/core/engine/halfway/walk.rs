@@ -13,7 +13,7 @@ use std::collections::{BinaryHeap, HashSet};
 use std::hash::BuildHasherDefault;
 
 /// A set of packed boards.
-type StateSet<K> = HashSet<K, BuildHasherDefault<KeyHasher>>;
+pub(super) type StateSet<K> = HashSet<K, BuildHasherDefault<KeyHasher>>;
 
 /// What the walk back from one stack found: the solvable states at every
 /// depth it reached and, when asked for, the states themselves at one depth
@@ -324,6 +324,65 @@ impl NextLevel {
 /// Predecessors made between two looks at the memory they take.
 const LOOK_EVERY: usize = 1 << 20;
 
+/// A depth the walk back has finished.
+pub(super) struct Finished {
+    /// Moves made.
+    pub(super) depth: usize,
+    /// Its solvable states.
+    pub(super) boards: usize,
+    /// Its boards, sorted, when they are listed.
+    pub(super) keys: Option<Vec<u128>>,
+}
+
+/// What a walk back does with each depth: whether it lists that depth's
+/// boards, and what it makes of each depth's count and listed boards.
+pub(super) trait Visit {
+    /// Whether the boards at `depth` are listed.
+    fn lists(&self, depth: usize) -> bool;
+    /// Hears a finished depth.
+    fn depth(&mut self, merges: &Merges, at: Finished, limits: &Limits) -> Result<(), SearchError>;
+    /// The boards the visitor holds between depths, if any.
+    fn held(&self) -> Option<&StateSet<u128>>;
+    /// Bytes the visitor holds.
+    fn bytes(&self) -> usize {
+        self.held().map_or(0, |b| b.capacity() * 24)
+    }
+}
+
+/// The visitor of [`Merges::walk_back`]: keeps the boards of one depth and
+/// the next, and tells `done` each depth's count.
+struct KeepTwo<F> {
+    keep: usize,
+    next: bool,
+    at_depth: Vec<u128>,
+    below: Option<StateSet<u128>>,
+    done: F,
+}
+
+impl<F: FnMut(usize)> Visit for KeepTwo<F> {
+    fn lists(&self, depth: usize) -> bool {
+        self.next && (depth == self.keep || depth == self.keep + 1)
+    }
+
+    fn depth(&mut self, _: &Merges, at: Finished, _: &Limits) -> Result<(), SearchError> {
+        if let Some(keys) = at.keys {
+            if at.depth == self.keep {
+                self.at_depth = keys;
+            } else {
+                let set = self.below.get_or_insert_with(StateSet::default);
+                set.reserve(keys.len());
+                set.extend(keys);
+            }
+        }
+        (self.done)(at.boards);
+        Ok(())
+    }
+
+    fn held(&self) -> Option<&StateSet<u128>> {
+        self.below.as_ref()
+    }
+}
+
 impl Merges {
     /// Walks back from one stack to depth `lowest`, counting the solvable
     /// states at every depth and, when `next` is asked for (the tension needs
@@ -337,8 +396,38 @@ impl Merges {
         next: bool,
         lists: &mut WalkLists,
         limits: &Limits,
-        mut done: impl FnMut(usize),
+        done: impl FnMut(usize),
     ) -> Result<Solvable, SearchError> {
+        let keep = keep.min(self.n.saturating_sub(1));
+        let lowest = lowest.min(keep);
+        let mut visit = KeepTwo {
+            keep,
+            next,
+            at_depth: Vec::new(),
+            below: None,
+            done,
+        };
+        let (counts, _) = self.walk(lowest, lists, limits, &mut visit)?;
+        Ok(Solvable {
+            counts,
+            lowest,
+            depth: keep,
+            at_depth: visit.at_depth,
+            below: visit.below,
+        })
+    }
+
+    /// Walks back from one stack to depth `lowest`, showing `visit` each
+    /// depth, deepest first; returns the solvable states at each depth from
+    /// `lowest` on, shallowest first, and the most bytes the walk and the
+    /// visitor held at once (an estimate, as the cap sees it).
+    pub(super) fn walk(
+        &self,
+        lowest: usize,
+        lists: &mut WalkLists,
+        limits: &Limits,
+        visit: &mut impl Visit,
+    ) -> Result<(Vec<u64>, usize), SearchError> {
         let n = self.n;
         let all = self.all();
         let mut level = Level::empty(lists.take(n));
@@ -363,49 +452,36 @@ impl Merges {
             level.boards = 1;
         }
         let last = n.saturating_sub(1);
-        let keep = keep.min(last);
-        let lowest = lowest.min(keep);
+        let lowest = lowest.min(last);
         let mut counts = Vec::with_capacity(last + 1 - lowest);
-        let mut at_depth = Vec::new();
-        let mut below: Option<StateSet<u128>> = None;
         let mut splits = SplitCache::new(n);
         let mut next_level = NextLevel::new(n, lists);
         let mut spare_sets = Vec::new();
         let mut at = last;
+        let mut peak = level.bytes();
         loop {
             // Boards are listed only where they are kept.
-            if next && (at == keep || at == keep + 1) {
-                let mut keys: Vec<u128> = level
-                    .used
-                    .iter()
-                    .flat_map(|&b| level.sets[b as usize].iter().map(move |&w| (b, w)))
-                    .map(|(b, w)| self.board_key(b, w))
-                    .collect();
-                keys.sort_unstable();
-                keys.dedup();
-                debug_assert_eq!(keys.len(), level.boards);
-                if at == keep {
-                    at_depth = keys;
-                } else {
-                    let set = below.get_or_insert_with(StateSet::default);
-                    set.reserve(keys.len());
-                    set.extend(keys);
-                }
-            }
+            let keys = visit.lists(at).then(|| self.level_keys(&level));
             counts.push(level.boards as u64);
-            done(level.boards);
+            let finished = Finished {
+                depth: at,
+                boards: level.boards,
+                keys,
+            };
+            visit.depth(self, finished, limits)?;
             if at == lowest {
                 break;
             }
-            let fixed = below.as_ref().map_or(0, |b| b.capacity() * 24);
+            let fixed = visit.bytes();
             // The last depth needs its boards' count only, so only the tops
             // of its words are kept.
-            let only_tops = at - 1 == lowest && !(next && lowest == keep);
+            let only_tops = at - 1 == lowest && !visit.lists(lowest);
             // The deep depths meet many stacks of large sets, the shallow
             // ones few new ones.
             let ask_first = at + 4 > n;
             // The lists of the depth before, all emptied, hold the next.
             next_level.begin(only_tops, std::mem::take(&mut spare_sets), lists);
+            let before = level.bytes();
             let made = self.split_level(
                 &mut level,
                 &mut next_level,
@@ -415,26 +491,32 @@ impl Merges {
                 &mut splits,
                 limits,
             )?;
+            // At most: this depth whole beside the next one whole.
+            peak = peak.max(fixed + before + made.bytes() + splits.bytes());
             spare_sets = std::mem::replace(&mut level, made).sets;
+            // With only tops kept, `at` is now `lowest`, where the loop ends.
             at -= 1;
-            if only_tops {
-                counts.push(level.boards as u64);
-                done(level.boards);
-                break;
-            }
         }
         // Every list is empty now but those of the last depth's words.
         lists.keep(std::mem::take(&mut next_level.raw), &[]);
         lists.keep(spare_sets, &[]);
         lists.keep(level.sets, &level.used);
         counts.reverse();
-        Ok(Solvable {
-            counts,
-            lowest,
-            depth: keep,
-            at_depth,
-            below,
-        })
+        Ok((counts, peak.max(visit.bytes())))
+    }
+
+    /// The boards of a depth's groupings, sorted.
+    fn level_keys(&self, level: &Level) -> Vec<u128> {
+        let mut keys: Vec<u128> = level
+            .used
+            .iter()
+            .flat_map(|&b| level.sets[b as usize].iter().map(move |&w| (b, w)))
+            .map(|(b, w)| self.board_key(b, w))
+            .collect();
+        keys.sort_unstable();
+        keys.dedup();
+        debug_assert_eq!(keys.len(), level.boards);
+        keys
     }
 
     /// The groupings one move before those of `level` (freed as it goes),
@@ -591,9 +673,21 @@ impl Merges {
         let Some(below) = &solvable.below else {
             return Ok(None);
         };
+        self.tension_of(&solvable.at_depth, below, limits)
+    }
+
+    /// Mean of 1 − winning moves ÷ moves over the states `keys` (sorted, in
+    /// the analysis' order, so that the sum is the same to the bit), a move
+    /// winning when its child is in `below` (`None` when none has moves).
+    pub(super) fn tension_of(
+        &self,
+        keys: &[u128],
+        below: &StateSet<u128>,
+        limits: &Limits,
+    ) -> Result<Option<f64>, SearchError> {
         let mut list = MoveList::default();
         let (mut sum, mut counted) = (0.0, 0u64);
-        for (i, &key) in solvable.at_depth.iter().enumerate() {
+        for (i, &key) in keys.iter().enumerate() {
             if i % CHECK_EVERY == 0 {
                 limits.check_cancel()?;
             }
