@@ -166,20 +166,27 @@ fn a_copied_id_reaches_the_x11_clipboard_and_pasted_text_reaches_the_notes() {
     let id = puzzle_id(&stored[0].state().unwrap());
 
     let (_xvfb, display) = virtual_display();
-    let _app = Killed(
+    // The app's messages go to a file, to be shown if it never opens.
+    let said = dir.join("app-stderr.txt");
+    let mut app = Killed(
         Command::new(boaf)
             .current_dir(dir.path())
             .env("DISPLAY", &display)
             .env_remove("WAYLAND_DISPLAY")
             .env("WINIT_X11_SCALE_FACTOR", "1")
+            .env("RUST_BACKTRACE", "1")
             .stdout(Stdio::null())
-            .stderr(Stdio::null())
+            .stderr(std::fs::File::create(&said).unwrap())
             .spawn()
             .unwrap(),
     );
     // Generous bounds: on a loaded machine the app's first frame in software
     // GL took over 30 s once; each wait ends as soon as its thing is there.
     let window = wait_for("the app's window", Duration::from_secs(120), || {
+        if let Ok(Some(status)) = app.0.try_wait() {
+            let text = std::fs::read_to_string(&said).unwrap_or_default();
+            panic!("the app ended ({status}) before its window opened:\n{text}");
+        }
         let found = on(&display, "xdotool", &["search", "--name", "^boaf"]);
         found.lines().next().map(str::to_string)
     });
