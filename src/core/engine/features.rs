@@ -6,9 +6,10 @@
 //! what the generator uses, or from the full state-space analysis, which
 //! also gives every other depth.
 
-use crate::engine::analysis::{Analysis, AnalysisOptions, Depth, Progress, analyze_fast, ratio};
+use crate::engine::analysis::{Analysis, AnalysisOptions, Depth, Progress, ratio};
 use crate::engine::board::{Layout, bits};
 use crate::engine::feature::{Feature, FeatureSet};
+use crate::engine::full_table::analyze_fast;
 use crate::engine::halfway::{Merges, Solvable, WalkLists};
 use crate::engine::limits::SearchError;
 use crate::engine::shallow::shallow_counts;

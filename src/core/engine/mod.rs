@@ -20,6 +20,7 @@ pub mod estimate;
 pub mod feature;
 pub mod features;
 mod flock_cuts;
+pub mod full_table;
 pub mod game;
 pub mod halfway;
 pub mod limits;

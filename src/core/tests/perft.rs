@@ -116,7 +116,7 @@ fn seed_001_figure_2_puzzles_match_the_naive_search() {
 /// every field but the memory estimate, tension to the bit; false when the
 /// layers need more than `boaf analyze`'s cap.
 fn assert_same_tables(state: &boaf_core::engine::state::State, what: &str) -> bool {
-    use boaf_core::engine::analysis::analyze_by_merges;
+    use boaf_core::engine::full_table::analyze_by_merges;
     use boaf_core::engine::limits::{ANALYSIS_CAP, Limits, SearchError};
     let opts = AnalysisOptions {
         limits: Limits::with_cap(ANALYSIS_CAP),

@@ -2,10 +2,11 @@
 
 mod common;
 
-use boaf_core::engine::analysis::{AnalysisOptions, Depth, analyze, analyze_by_merges};
+use boaf_core::engine::analysis::{AnalysisOptions, Depth, analyze};
 use boaf_core::engine::board::Layout;
 use boaf_core::engine::feature::{Feature, FeatureSet};
 use boaf_core::engine::features::{features, features_for, halfway_features};
+use boaf_core::engine::full_table::analyze_by_merges;
 use boaf_core::engine::halfway::{Merges, WalkLists, halfway};
 use boaf_core::engine::limits::Limits;
 use boaf_core::engine::notation::{

@@ -17,10 +17,7 @@
 //! Memory is bounded by the [`Limits`]' cap; going over it is an error, not
 //! an OOM kill. The cancel switch is looked at every few thousand states.
 
-mod fast;
 mod sort;
-
-pub use fast::{analyze_by_merges, analyze_fast};
 
 use crate::engine::board::{Board, Layout, LiveChildren, MAX_MOVES, bits};
 use crate::engine::feature::FeatureSet;

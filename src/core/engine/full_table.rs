@@ -1,10 +1,11 @@
-//! The per-depth table by the faster of two exact ways: the layers (the
+//! The per-depth table by the faster of two exact ways (a module above both,
+//! as the halfway counts use the analysis's types): the layers (the
 //! reference, [`analyze`]) or the sets of pairs and the walk back from one
 //! stack ([`Merges::depth_table`]), which list no layer. Both give the same
 //! table, tension to the bit; only `peak_bytes`, each one's own estimate of
 //! what it held, differs.
 
-use super::{Analysis, AnalysisOptions, Progress, analyze};
+use crate::engine::analysis::{Analysis, AnalysisOptions, Progress, analyze};
 use crate::engine::halfway::Merges;
 use crate::engine::limits::SearchError;
 use crate::engine::state::State;
