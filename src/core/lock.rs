@@ -107,30 +107,26 @@ fn lock_file(file: File, wait: Duration) -> io::Result<Locked> {
 /// lock checks that nobody replaced the file meanwhile (a rename over it),
 /// or it would write to a file no name leads to.
 pub fn same_file(file: &File, path: &Path) -> io::Result<bool> {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        let (a, b) = (file.metadata()?, std::fs::metadata(path)?);
-        Ok(a.dev() == b.dev() && a.ino() == b.ino())
-    }
-    #[cfg(not(unix))]
-    {
-        std::fs::metadata(path).map(|_| true)
-    }
+    Ok(same_id(&file.metadata()?, &std::fs::metadata(path)?))
 }
 
 /// Whether two open files are one file.
 pub fn same_open_file(a: &File, b: &File) -> io::Result<bool> {
+    Ok(same_id(&a.metadata()?, &b.metadata()?))
+}
+
+/// Whether two files' metadata are of one file (always, where the system
+/// gives no device and inode).
+fn same_id(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
     #[cfg(unix)]
     {
         use std::os::unix::fs::MetadataExt;
-        let (a, b) = (a.metadata()?, b.metadata()?);
-        Ok(a.dev() == b.dev() && a.ino() == b.ino())
+        a.dev() == b.dev() && a.ino() == b.ino()
     }
     #[cfg(not(unix))]
     {
         let _ = (a, b);
-        Ok(true)
+        true
     }
 }
 

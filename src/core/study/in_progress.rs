@@ -124,11 +124,16 @@ pub fn read_in_progress(path: &Path) -> Result<InProgress, InProgressError> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(InProgress::new()),
         Err(e) => return Err(FileError::at(path)(e).into()),
     };
-    // Empty: made by a writer's lock whose write then failed (a full disk).
-    if text.trim().is_empty() {
+    parse_in_progress(text.as_bytes(), path)
+}
+
+/// The games in progress in a file's bytes; none when it is blank (made by
+/// a writer's lock whose write then failed: a full disk).
+fn parse_in_progress(bytes: &[u8], path: &Path) -> Result<InProgress, InProgressError> {
+    if bytes.iter().all(u8::is_ascii_whitespace) {
         return Ok(InProgress::new());
     }
-    serde_json::from_str(&text).map_err(|e| InProgressError::Parse {
+    serde_json::from_slice(bytes).map_err(|e| InProgressError::Parse {
         path: path.to_path_buf(),
         reason: e.to_string(),
     })
@@ -160,14 +165,7 @@ pub fn keep_in_progress(
     let lock = lock_path(path, true, LOCK_WAIT).map_err(FileError::at(path))?;
     let bytes = crate::read::read_capped(&*lock, crate::read::TEXT_CAP, "a games-in-progress file")
         .map_err(FileError::at(path))?;
-    let theirs: InProgress = if bytes.iter().all(u8::is_ascii_whitespace) {
-        InProgress::new()
-    } else {
-        serde_json::from_slice(&bytes).map_err(|e| InProgressError::Parse {
-            path: path.to_path_buf(),
-            reason: e.to_string(),
-        })?
-    };
+    let theirs = parse_in_progress(&bytes, path)?;
     let mut kept = InProgress::new();
     for (puzzle, game) in ours {
         if last.get(puzzle) != Some(game) {
