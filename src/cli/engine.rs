@@ -10,6 +10,7 @@ use boaf_core::engine::analysis::{AnalysisOptions, Depth, DepthCount, Progress};
 use boaf_core::engine::deal::{deal, deal_on};
 use boaf_core::engine::feature::{Feature, FeatureSet};
 use boaf_core::engine::features::{Features, features};
+use boaf_core::engine::halfway::halfway_on_threads;
 use boaf_core::engine::limits::{ANALYSIS_CAP, Limits, SOLVE_CAP, SearchError};
 use boaf_core::engine::notation::{to_compact, to_grid};
 use boaf_core::engine::solver::{Solver, Verdict};
@@ -418,6 +419,10 @@ pub struct HalfwayArgs {
     /// solvable state at the halfway depth; it takes longer and more memory)
     #[arg(long)]
     tension: bool,
+    /// Threads each puzzle's count uses, rounded down to a power of two
+    /// (default: every core). The counts are the same on any number
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=256))]
+    threads: Option<u16>,
     /// Print the peak memory as JSON on standard error (for benchmarks)
     #[arg(long, hide = true)]
     stats: bool,
@@ -462,6 +467,7 @@ pub fn halfway(args: HalfwayArgs) -> Result<ExitCode> {
         anyhow::bail!("give STATEs, --deal N or --batch FILE (see --help)");
     }
     let limits = Limits::with_cap(args.memory_cap.fitted(1));
+    let threads = args.threads.map_or_else(all_cores, usize::from);
     let pb = bar(puzzles.len() as u64, "puzzles");
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let (mut bad, mut capped) = (0, 0);
@@ -476,7 +482,7 @@ pub fn halfway(args: HalfwayArgs) -> Result<ExitCode> {
             }
         };
         let started = Instant::now();
-        let h = match boaf_core::engine::halfway::halfway(state, args.tension, &limits) {
+        let h = match halfway_on_threads(state, args.tension, threads, &limits) {
             Ok(h) => h,
             // One puzzle too large for the cap does not end the batch.
             Err(e @ SearchError::MemoryCap { .. }) => {

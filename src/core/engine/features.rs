@@ -267,7 +267,7 @@ impl HalfwayParts {
         let lowest = if shallow > 0 { 1.min(half) } else { half };
         let steps = stacks.saturating_sub(1) - lowest + 1 + 1;
         let mut told = 0;
-        let walk = merges.walk_back(lowest, half, tension, lists, limits, |states| {
+        let walk = merges.walk_back(1, lowest, half, tension, lists, limits, |states| {
             told += 1;
             tell(opts, told, steps, states);
         })?;

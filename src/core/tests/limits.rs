@@ -73,3 +73,39 @@ fn a_switch_thrown_before_the_start_stops_at_once() {
         SearchError::Cancelled
     );
 }
+
+#[test]
+fn the_fast_halfway_count_on_threads_stops_cleanly_at_the_cap_and_the_switch() {
+    use boaf_core::engine::halfway::halfway_on_threads;
+    use boaf_core::engine::notation::parse_state;
+    use std::time::{Duration, Instant};
+    // Deal 0's walk back holds about 100 MB at its widest.
+    let cap = 32 << 20;
+    for threads in [1, 2, 3] {
+        assert_eq!(
+            halfway_on_threads(&deal(0), false, threads, &Limits::with_cap(cap)).unwrap_err(),
+            SearchError::MemoryCap { cap },
+            "{threads} threads"
+        );
+    }
+    // The README's flocking puzzle takes 14 s on two threads (release); a
+    // switch thrown after a fifth of a second stops every thread.
+    let flocking = parse_state("4S6S6C9H4DTH8C9S7D5H5C7H7C5STC8S", None).unwrap();
+    let cancel = Cancel::new();
+    let limits = Limits::with_cap(8 << 30).cancelled_by(&cancel);
+    let thrower = {
+        let cancel = cancel.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(200));
+            cancel.cancel();
+        })
+    };
+    let started = Instant::now();
+    assert_eq!(
+        halfway_on_threads(&flocking, false, 2, &limits).unwrap_err(),
+        SearchError::Cancelled
+    );
+    thrower.join().unwrap();
+    let took = started.elapsed();
+    assert!(took < Duration::from_secs(10), "stopped after {took:?}");
+}

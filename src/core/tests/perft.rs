@@ -36,21 +36,43 @@ fn deal_1_to_depth_8() {
 
 #[test]
 fn fast_halfway_of_deal_1_and_two_e5_puzzles() {
-    use boaf_core::engine::halfway::{WalkLists, halfway};
+    use boaf_core::engine::halfway::{WalkLists, halfway, halfway_on_threads};
     use boaf_core::engine::limits::Limits;
     let h = halfway(&deal(1), true, &Limits::default()).unwrap();
     assert_eq!(h.states, DEAL1_STATES);
     assert_eq!(h.solvable, DEAL1_SOLVABLE[8]);
+    // On threads: the same counts and, to the bit, the same tension (the
+    // solvable states listed in the same order).
+    for threads in [2, 3] {
+        let shared = halfway_on_threads(&deal(1), true, threads, &Limits::default()).unwrap();
+        assert_eq!(shared.states, DEAL1_STATES, "{threads} threads");
+        assert_eq!(shared.solvable, DEAL1_SOLVABLE[8], "{threads} threads");
+        assert_eq!(
+            shared.tension.map(f64::to_bits),
+            h.tension.map(f64::to_bits),
+            "{threads} threads"
+        );
+    }
     // Walking back to depth 1 passes boards of 13 to 15 stacks, whose keys
     // need more than 64 bits.
     let limits = Limits::default();
     let merges = boaf_core::engine::halfway::Merges::new(&deal(1), &limits).unwrap();
-    let walk = merges
-        .walk_back(1, 8, false, &mut WalkLists::default(), &limits, |_| ())
-        .unwrap();
-    let solvable: Vec<u64> = (0..=8).map(|d| walk.count(d).unwrap_or(1)).collect();
-    assert_eq!(solvable, DEAL1_SOLVABLE);
-    assert_eq!(walk.count(0), None, "the walk stopped at depth 1");
+    for threads in [1, 2, 4] {
+        let walk = merges
+            .walk_back(
+                threads,
+                1,
+                8,
+                false,
+                &mut WalkLists::default(),
+                &limits,
+                |_| (),
+            )
+            .unwrap();
+        let solvable: Vec<u64> = (0..=8).map(|d| walk.count(d).unwrap_or(1)).collect();
+        assert_eq!(solvable, DEAL1_SOLVABLE, "{threads} threads");
+        assert_eq!(walk.count(0), None, "the walk stopped at depth 1");
+    }
     // Two puzzles 400 E5 steps found (issue 11), both checked against the
     // full analysis: solvable states per depth 1 6 14 16 10 5 4 3 2 and
     // 1 7 14 19 22 22 19 16 15.

@@ -7,7 +7,7 @@ use boaf_core::engine::board::Layout;
 use boaf_core::engine::feature::{Feature, FeatureSet};
 use boaf_core::engine::features::{features, features_for, halfway_features};
 use boaf_core::engine::full_table::analyze_by_merges;
-use boaf_core::engine::halfway::{Merges, WalkLists, halfway};
+use boaf_core::engine::halfway::{Merges, WalkLists, halfway_on_threads};
 use boaf_core::engine::limits::Limits;
 use boaf_core::engine::notation::{
     parse_puzzle, parse_state, puzzle_id, to_compact, to_compact_dots, to_grid,
@@ -123,9 +123,9 @@ proptest! {
     /// The fast halfway counts (sets of pairs forward, one stack backward)
     /// against the naive layers, at the halfway depth and at every other.
     #[test]
-    fn fast_halfway_matches_naive_layers(s in arb_state(10), depth in 0usize..10) {
+    fn fast_halfway_matches_naive_layers(s in arb_state(10), depth in 0usize..10, threads in 1usize..=3) {
         let naive = naive_layers(&s);
-        let h = halfway(&s, true, &Limits::default()).unwrap();
+        let h = halfway_on_threads(&s, true, threads, &Limits::default()).unwrap();
         let states: Vec<u64> = naive[..=h.depth].iter().map(|c| c.0).collect();
         prop_assert_eq!(&h.states, &states);
         prop_assert_eq!(h.solvable, naive[h.depth].1);
@@ -144,7 +144,7 @@ proptest! {
         prop_assert_eq!(counted, all);
         let kept = d % 2 == 1;
         let mut lists = WalkLists::default();
-        let back = merges.walk_back(0, d, kept, &mut lists, &limits, |_| ()).unwrap();
+        let back = merges.walk_back(threads, 0, d, kept, &mut lists, &limits, |_| ()).unwrap();
         let listed = if kept { naive[d].1 } else { 0 };
         prop_assert_eq!(back.at_depth.len() as u64, listed);
         for (i, c) in naive.iter().enumerate() {

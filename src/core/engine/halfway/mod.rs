@@ -37,6 +37,7 @@
 
 mod count;
 mod merges;
+mod shared;
 mod split;
 mod table;
 mod walk;
@@ -78,13 +79,39 @@ impl Halfway {
 
 /// The exact halfway ratio of a state, its numerator and denominator, and
 /// the midgame tension when `tension` is asked for (it costs a look at every
-/// move of every solvable state), within `limits`.
+/// move of every solvable state), within `limits`, on one thread.
 pub fn halfway(state: &State, tension: bool, limits: &Limits) -> Result<Halfway, SearchError> {
+    halfway_on_threads(state, tension, 1, limits)
+}
+
+/// [`halfway`] on `threads` threads: from two, the count of states runs
+/// beside the walk back, whose every depth is shared among the threads.
+/// The same counts on any number.
+pub fn halfway_on_threads(
+    state: &State,
+    tension: bool,
+    threads: usize,
+    limits: &Limits,
+) -> Result<Halfway, SearchError> {
     let merges = Merges::new(state, limits)?;
     let depth = merges.n / 2;
-    let states = merges.count_states(depth, limits)?;
     let mut lists = WalkLists::default();
-    let solvable = merges.walk_back(depth, depth, tension, &mut lists, limits, |_| ())?;
+    let walk = |lists: &mut WalkLists| {
+        merges.walk_back(threads, depth, depth, tension, lists, limits, |_| ())
+    };
+    let (states, solvable) = if threads > 1 {
+        std::thread::scope(|scope| {
+            let count = scope.spawn(|| merges.count_states(depth, limits));
+            let solvable = walk(&mut lists);
+            let states = count
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            (states, solvable)
+        })
+    } else {
+        (merges.count_states(depth, limits), walk(&mut lists))
+    };
+    let (states, solvable) = (states?, solvable?);
     let tension = if tension {
         merges.tension(&solvable, limits)?
     } else {

@@ -68,7 +68,7 @@ impl Merges {
             tension: vec![None; deepest + 1],
             done: &mut done,
         };
-        let (solvable, walked) = self.walk(0, &mut WalkLists::default(), limits, &mut visit)?;
+        let (solvable, walked) = self.walk(1, 0, &mut WalkLists::default(), limits, &mut visit)?;
         let tension = visit.tension;
         let states = self.count_states(deepest, limits)?;
         done(states.last().copied().unwrap_or(0) as usize);

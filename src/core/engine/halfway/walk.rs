@@ -3,6 +3,7 @@
 //! from them.
 
 use super::merges::Merges;
+use super::shared::{Depth, Gathered, MAX_THREADS, Worker};
 use super::split::SplitCache;
 use super::{CARDS, CHECK_EVERY, Word, nibble, ones, owned_by, zero_nibbles};
 use crate::engine::board::{Board, KeyHasher, MoveList, bits};
@@ -71,7 +72,7 @@ impl WalkLists {
 
     /// Keeps `lists` for another walk once the sets `used` are emptied (the
     /// others must be empty, with nothing allocated).
-    fn keep(&mut self, mut lists: Vec<Vec<Word>>, used: &[u16]) {
+    pub(super) fn keep(&mut self, mut lists: Vec<Vec<Word>>, used: &[u16]) {
         if lists.len() < 1 << 8 {
             return;
         }
@@ -87,11 +88,11 @@ impl WalkLists {
 
 /// One depth of the walk back: the distinct words of each set of bottoms
 /// (indexed by the set), and how many boards they make.
-struct Level {
-    sets: Vec<Vec<Word>>,
+pub(super) struct Level {
+    pub(super) sets: Vec<Vec<Word>>,
     /// The sets of bottoms with words, in numeric order.
-    used: Vec<u16>,
-    boards: usize,
+    pub(super) used: Vec<u16>,
+    pub(super) boards: usize,
 }
 
 impl Level {
@@ -111,7 +112,7 @@ impl Level {
     }
 
     /// Bytes held, roughly.
-    fn bytes(&self) -> usize {
+    pub(super) fn bytes(&self) -> usize {
         self.sets.len() * std::mem::size_of::<Vec<Word>>()
             + self
                 .used
@@ -172,40 +173,24 @@ impl WordSet {
     }
 }
 
-/// The groupings of the next depth of the walk back (one move shallower)
-/// while they are made by splitting those of the depth before: for each
-/// set of bottoms, the words made for it so far, repeats and all until it
-/// is compacted, then finished (deduplicated and counted) once no set that
-/// can lead to it is left to split. The finished sets make the next
-/// [`Level`].
-struct NextLevel {
-    /// For each set of bottoms, the words made for it so far.
-    raw: Vec<Vec<Word>>,
-    /// For each set of bottoms, its words after its last compaction.
-    kept: Vec<u32>,
-    /// The sets of bottoms with words, by the set whose split finishes
-    /// them (the last of their sources in numeric order), soonest first.
-    pending: BinaryHeap<Reverse<(u16, u16)>>,
+/// What finishes the sets of bottoms of the next depth: each set's repeats
+/// dropped and its boards counted into `done`, its words kept there unless
+/// only tops count; emptied lists kept for sets yet to gather words.
+pub(super) struct Finish {
     set: WordSet,
     scratch: Vec<Word>,
     /// What is finished.
-    done: Level,
+    pub(super) done: Level,
     /// Keep only the count of boards, not the words.
     only_tops: bool,
     /// Emptied lists, kept for sets of bottoms yet to gather words.
     spare: Vec<Vec<Word>>,
 }
 
-/// Words a set of bottoms gathers before its repeats are dropped, at least.
-const COMPACT_AT: usize = 1 << 12;
-
-impl NextLevel {
-    /// Ready to gather the groupings of `n` cards, in lists from `lists`.
-    fn new(n: usize, lists: &mut WalkLists) -> NextLevel {
-        NextLevel {
-            raw: lists.take(n),
-            kept: vec![0; 1 << n],
-            pending: BinaryHeap::new(),
+impl Finish {
+    /// Nothing finished yet.
+    pub(super) fn new() -> Finish {
+        Finish {
             set: WordSet::default(),
             scratch: Vec::new(),
             done: Level::none(),
@@ -214,11 +199,15 @@ impl NextLevel {
         }
     }
 
-    /// Starts a depth, into `sets` (one empty list per set of bottoms, or
-    /// none, to be taken from `lists`; the lists of the depth before are
-    /// reused, which saves clearing megabytes at every step of a search).
-    fn begin(&mut self, only_tops: bool, sets: Vec<Vec<Word>>, lists: &mut WalkLists) {
-        let n = self.raw.len().trailing_zeros() as usize;
+    /// Starts a depth of `n` cards into `sets` (one empty list per set of
+    /// bottoms, or none, to be taken from `lists`).
+    pub(super) fn begin(
+        &mut self,
+        n: usize,
+        only_tops: bool,
+        sets: Vec<Vec<Word>>,
+        lists: &mut WalkLists,
+    ) {
         self.only_tops = only_tops;
         self.done = if only_tops {
             lists.keep(sets, &[]);
@@ -230,57 +219,9 @@ impl NextLevel {
         };
     }
 
-    /// The words gathered for a set of bottoms, in a list from an earlier
-    /// set when it has none yet: fewer lists grow from nothing.
-    fn take(&mut self, bottoms: u16) -> Vec<Word> {
-        let words = std::mem::take(&mut self.raw[bottoms as usize]);
-        if words.capacity() == 0 {
-            self.spare.pop().unwrap_or_default()
-        } else {
-            words
-        }
-    }
-
-    /// Gives back the words of a set of bottoms taken with `take`; `new`
-    /// when it had none before.
-    fn put(&mut self, bottoms: u16, words: Vec<Word>, new: bool) {
-        if words.is_empty() {
-            self.recycle(words);
-            return;
-        }
-        if new {
-            // Its sources are the sets one bottom smaller, the last of
-            // them the set without its lowest bottom.
-            self.pending
-                .push(Reverse((bottoms & (bottoms - 1), bottoms)));
-        }
-        self.raw[bottoms as usize] = words;
-    }
-
-    /// Drops the repeats of a set of bottoms that has gathered many.
-    fn compact(&mut self, bottoms: u16) {
-        let raw = &mut self.raw[bottoms as usize];
-        if raw.len() > COMPACT_AT.max(2 * self.kept[bottoms as usize] as usize) {
-            self.set.dedup(raw);
-            self.kept[bottoms as usize] = raw.len() as u32;
-        }
-    }
-
-    /// Finishes the sets of bottoms whose sources all come before `source`.
-    fn finish_before(&mut self, source: u32) {
-        while let Some(&Reverse((last, bottoms))) = self.pending.peek() {
-            if last as u32 >= source {
-                break;
-            }
-            self.pending.pop();
-            self.finish(bottoms);
-        }
-    }
-
-    /// Finishes a set of bottoms that will gather no more words.
-    fn finish(&mut self, bottoms: u16) {
-        self.kept[bottoms as usize] = 0;
-        let mut words = std::mem::take(&mut self.raw[bottoms as usize]);
+    /// Finishes a set of bottoms that will gather no more words: `words`,
+    /// all it gathered.
+    pub(super) fn finish(&mut self, bottoms: u16, mut words: Vec<Word>) {
         self.set.dedup(&mut words);
         if self.only_tops {
             self.done.boards += words.len();
@@ -292,8 +233,23 @@ impl NextLevel {
         self.recycle(words);
     }
 
+    /// Drops the repeats of `words`, a set's list, once it has gathered
+    /// many since the last time (`kept` words were left then).
+    #[inline]
+    pub(super) fn compact(&mut self, words: &mut Vec<Word>, kept: &mut u32) {
+        if words.len() > COMPACT_AT.max(2 * *kept as usize) {
+            self.set.dedup(words);
+            *kept = words.len() as u32;
+        }
+    }
+
+    /// A list for a set of bottoms with none yet: an emptied one if kept.
+    pub(super) fn list(&mut self) -> Vec<Word> {
+        self.spare.pop().unwrap_or_default()
+    }
+
     /// Keeps an emptied list for another set of bottoms.
-    fn recycle(&mut self, mut words: Vec<Word>) {
+    pub(super) fn recycle(&mut self, mut words: Vec<Word>) {
         if words.capacity() > 0 && words.capacity() <= COMPACT_AT * 4 && self.spare.len() < 1 << 12
         {
             words.clear();
@@ -301,28 +257,136 @@ impl NextLevel {
         }
     }
 
-    /// The finished depth.
-    fn result(&mut self) -> Level {
-        self.finish_before(u32::MAX);
+    /// The finished depth, its sets in numeric order.
+    pub(super) fn result(&mut self) -> Level {
         self.done.used.sort_unstable();
         std::mem::replace(&mut self.done, Level::none())
     }
 
     /// Bytes held, roughly.
-    fn bytes(&self) -> usize {
+    pub(super) fn bytes(&self) -> usize {
+        self.spare.iter().map(|s| s.capacity() * 8).sum::<usize>() + self.done.bytes()
+    }
+}
+
+/// Where the predecessors of a set of groupings go: the lists of the next
+/// depth's sets of bottoms, each taken out while it is filled.
+pub(super) trait Sink {
+    /// The words gathered so far for a set of bottoms.
+    fn take(&mut self, bottoms: u16) -> Vec<Word>;
+    /// Gives back the words of a set of bottoms taken with `take`; `new`
+    /// when it had none before.
+    fn put(&mut self, bottoms: u16, words: Vec<Word>, new: bool);
+}
+
+/// The groupings of the next depth of the walk back (one move shallower)
+/// while they are made by splitting those of the depth before: for each
+/// set of bottoms, the words made for it so far, repeats and all until it
+/// is compacted, then finished (deduplicated and counted) once no set that
+/// can lead to it is left to split. The finished sets make the next
+/// [`Level`].
+pub(super) struct NextLevel {
+    /// For each set of bottoms, the words made for it so far.
+    raw: Vec<Vec<Word>>,
+    /// For each set of bottoms, its words after its last compaction.
+    kept: Vec<u32>,
+    /// The sets of bottoms with words, by the set whose split finishes
+    /// them (the last of their sources in numeric order), soonest first.
+    pending: BinaryHeap<Reverse<(u16, u16)>>,
+    finish: Finish,
+}
+
+/// Words a set of bottoms gathers before its repeats are dropped, at least.
+const COMPACT_AT: usize = 1 << 12;
+
+impl NextLevel {
+    /// Ready to gather the groupings of `n` cards, in lists from `lists`.
+    pub(super) fn new(n: usize, lists: &mut WalkLists) -> NextLevel {
+        NextLevel {
+            raw: lists.take(n),
+            kept: vec![0; 1 << n],
+            pending: BinaryHeap::new(),
+            finish: Finish::new(),
+        }
+    }
+
+    /// Starts a depth, into `sets` (one empty list per set of bottoms, or
+    /// none, to be taken from `lists`; the lists of the depth before are
+    /// reused, which saves clearing megabytes at every step of a search).
+    pub(super) fn begin(&mut self, only_tops: bool, sets: Vec<Vec<Word>>, lists: &mut WalkLists) {
+        let n = self.raw.len().trailing_zeros() as usize;
+        self.finish.begin(n, only_tops, sets, lists);
+    }
+
+    /// Drops the repeats of a set of bottoms that has gathered many.
+    #[inline]
+    pub(super) fn compact(&mut self, bottoms: u16) {
+        let raw = &mut self.raw[bottoms as usize];
+        self.finish.compact(raw, &mut self.kept[bottoms as usize]);
+    }
+
+    /// Finishes the sets of bottoms whose sources all come before `source`.
+    pub(super) fn finish_before(&mut self, source: u32) {
+        while let Some(&Reverse((last, bottoms))) = self.pending.peek() {
+            if last as u32 >= source {
+                break;
+            }
+            self.pending.pop();
+            self.kept[bottoms as usize] = 0;
+            let words = std::mem::take(&mut self.raw[bottoms as usize]);
+            self.finish.finish(bottoms, words);
+        }
+    }
+
+    /// The finished depth.
+    pub(super) fn result(&mut self) -> Level {
+        self.finish_before(u32::MAX);
+        self.finish.result()
+    }
+
+    /// Bytes held, roughly.
+    pub(super) fn bytes(&self) -> usize {
         self.raw.len() * (std::mem::size_of::<Vec<Word>>() + 4)
             + self
                 .pending
                 .iter()
                 .map(|Reverse((_, b))| self.raw[*b as usize].capacity() * 8)
                 .sum::<usize>()
-            + self.spare.iter().map(|s| s.capacity() * 8).sum::<usize>()
-            + self.done.bytes()
+            + self.finish.bytes()
+    }
+}
+
+impl Sink for NextLevel {
+    /// The words gathered for a set of bottoms, in a list from an earlier
+    /// set when it has none yet: fewer lists grow from nothing.
+    #[inline]
+    fn take(&mut self, bottoms: u16) -> Vec<Word> {
+        let words = std::mem::take(&mut self.raw[bottoms as usize]);
+        if words.capacity() == 0 {
+            self.finish.list()
+        } else {
+            words
+        }
+    }
+
+    #[inline]
+    fn put(&mut self, bottoms: u16, words: Vec<Word>, new: bool) {
+        if words.is_empty() {
+            self.finish.recycle(words);
+            return;
+        }
+        if new {
+            // Its sources are the sets one bottom smaller, the last of
+            // them the set without its lowest bottom.
+            self.pending
+                .push(Reverse((bottoms & (bottoms - 1), bottoms)));
+        }
+        self.raw[bottoms as usize] = words;
     }
 }
 
 /// Predecessors made between two looks at the memory they take.
-const LOOK_EVERY: usize = 1 << 20;
+pub(super) const LOOK_EVERY: usize = 1 << 20;
 
 /// A depth the walk back has finished.
 pub(super) struct Finished {
@@ -388,9 +452,12 @@ impl Merges {
     /// states at every depth and, when `next` is asked for (the tension needs
     /// them), keeping those at `keep` and `keep + 1` (`keep` ≥ `lowest`).
     /// `done` hears the solvable states of each depth as it is finished.
-    /// The walk's lists come from `lists` and go back to it.
+    /// The walk's lists come from `lists` and go back to it. Each depth is
+    /// split by `threads` threads.
+    #[allow(clippy::too_many_arguments)]
     pub fn walk_back(
         &self,
+        threads: usize,
         lowest: usize,
         keep: usize,
         next: bool,
@@ -407,7 +474,7 @@ impl Merges {
             below: None,
             done,
         };
-        let (counts, _) = self.walk(lowest, lists, limits, &mut visit)?;
+        let (counts, _) = self.walk(threads, lowest, lists, limits, &mut visit)?;
         Ok(Solvable {
             counts,
             lowest,
@@ -420,9 +487,11 @@ impl Merges {
     /// Walks back from one stack to depth `lowest`, showing `visit` each
     /// depth, deepest first; returns the solvable states at each depth from
     /// `lowest` on, shallowest first, and the most bytes the walk and the
-    /// visitor held at once (an estimate, as the cap sees it).
+    /// visitor held at once (an estimate, as the cap sees it). Each depth
+    /// is split by `threads` threads.
     pub(super) fn walk(
         &self,
+        threads: usize,
         lowest: usize,
         lists: &mut WalkLists,
         limits: &Limits,
@@ -456,6 +525,14 @@ impl Merges {
         let mut counts = Vec::with_capacity(last + 1 - lowest);
         let mut splits = SplitCache::new(n);
         let mut next_level = NextLevel::new(n, lists);
+        // With threads, each splits its share of every depth.
+        let threads = threads.clamp(1, MAX_THREADS);
+        let mut workers: Vec<Worker> = if threads > 1 {
+            (0..threads).map(|_| Worker::new(n)).collect()
+        } else {
+            Vec::new()
+        };
+        let gathered = (threads > 1).then(|| Gathered::new(threads, n));
         let mut spare_sets = Vec::new();
         let mut at = last;
         let mut peak = level.bytes();
@@ -479,20 +556,32 @@ impl Merges {
             // The deep depths meet many stacks of large sets, the shallow
             // ones few new ones.
             let ask_first = at + 4 > n;
-            // The lists of the depth before, all emptied, hold the next.
-            next_level.begin(only_tops, std::mem::take(&mut spare_sets), lists);
             let before = level.bytes();
-            let made = self.split_level(
-                &mut level,
-                &mut next_level,
-                only_tops,
-                ask_first,
-                fixed,
-                &mut splits,
-                limits,
-            )?;
+            // The lists of the depth before, all emptied, hold the next.
+            let spare = std::mem::take(&mut spare_sets);
+            let made = if workers.is_empty() {
+                next_level.begin(only_tops, spare, lists);
+                self.split_level(
+                    &mut level,
+                    &mut next_level,
+                    only_tops,
+                    ask_first,
+                    fixed,
+                    &mut splits,
+                    limits,
+                )?
+            } else {
+                let depth = Depth {
+                    only_tops,
+                    ask_first,
+                    fixed,
+                };
+                let gathered = gathered.as_ref().expect("made with the workers");
+                self.split_level_shared(&mut level, spare, &mut workers, gathered, depth, limits)?
+            };
+            let caches: usize = workers.iter().map(|w| w.splits.bytes()).sum();
             // At most: this depth whole beside the next one whole.
-            peak = peak.max(fixed + before + made.bytes() + splits.bytes());
+            peak = peak.max(fixed + before + made.bytes() + splits.bytes() + caches);
             spare_sets = std::mem::replace(&mut level, made).sets;
             // With only tops kept, `at` is now `lowest`, where the loop ends.
             at -= 1;
@@ -540,14 +629,8 @@ impl Merges {
     ) -> Result<Level, SearchError> {
         let mut held = level.bytes();
         if ask_first {
-            // Large sets are split once for all the stacks this depth asks.
             for &bottoms in &level.used {
-                for &w in &level.sets[bottoms as usize] {
-                    for bottom in bits(bottoms & !zero_nibbles(w ^ CARDS)) {
-                        let group = (owned_by(w, bottom) & !bottoms | 1 << bottom) & self.all();
-                        splits.ask(group, bottom, nibble(w, bottom));
-                    }
-                }
+                self.ask_splits(bottoms, &level.sets[bottoms as usize], splits);
             }
             splits.split_asked(self);
         }
@@ -570,15 +653,27 @@ impl Merges {
         Ok(next.result())
     }
 
+    /// Asks `splits` for the stacks of `words`, whose bottoms are
+    /// `bottoms`: large sets are then split once for all the stacks a
+    /// depth asks.
+    pub(super) fn ask_splits(&self, bottoms: u16, words: &[Word], splits: &mut SplitCache) {
+        for &w in words {
+            for bottom in bits(bottoms & !zero_nibbles(w ^ CARDS)) {
+                let group = (owned_by(w, bottom) & !bottoms | 1 << bottom) & self.all();
+                splits.ask(group, bottom, nibble(w, bottom));
+            }
+        }
+    }
+
     /// Adds to `next` the predecessors of `words`, whose bottoms are
     /// `bottoms`; returns how many were made.
-    fn split_words(
+    pub(super) fn split_words(
         &self,
         bottoms: u16,
         words: &[Word],
         only_tops: bool,
         splits: &mut SplitCache,
-        next: &mut NextLevel,
+        next: &mut impl Sink,
     ) -> usize {
         // The nibbles each new set of bottoms keeps when only tops count.
         let keep: [Word; MAX_CELLS] = std::array::from_fn(|new| {
@@ -744,7 +839,7 @@ mod tests {
         let solvable = |state: &State, lists: &mut WalkLists| {
             let merges = Merges::new(state, &limits).unwrap();
             let depth = merges.cards() / 2;
-            let walk = merges.walk_back(depth, depth, false, lists, &limits, |_| ());
+            let walk = merges.walk_back(1, depth, depth, false, lists, &limits, |_| ());
             walk.unwrap().count(depth).unwrap()
         };
         let e5 = parse_state("9D3H2HKC6S4DJC7SAC3C9SQC4H7DADKH", None).unwrap();
