@@ -425,6 +425,7 @@ fn bench_analyze(range: (i64, i64), run: AnalysisRun) -> Result<ExitCode> {
         threads,
         memory_cap,
     } = run;
+    let threads = threads.unwrap_or_else(all_cores).max(1);
     let exe = std::env::current_exe().context("finding the boaf binary")?;
     println!("deal   seconds   peak RSS MB   states at deepest depth");
     let mut times = Vec::new();

@@ -86,9 +86,10 @@ pub struct AnalysisRun {
     /// (3 and the halfway depth) are always included.
     #[arg(long)]
     pub depth: Option<usize>,
-    /// Worker threads
-    #[arg(long, default_value_t = 1)]
-    pub threads: usize,
+    /// Worker threads (default: every core). The table is the same on any
+    /// number
+    #[arg(long)]
+    pub threads: Option<usize>,
     /// Memory the layers and tables may use, e.g. 512M or 4G
     #[arg(long, default_value_t = Bytes(ANALYSIS_CAP))]
     pub memory_cap: Bytes,
@@ -287,7 +288,7 @@ pub fn analyze(args: AnalyzeArgs) -> Result<ExitCode> {
     };
     let opts = AnalysisOptions {
         depth: args.run.depth.map_or(Depth::Last, Depth::To),
-        threads: args.run.threads.max(1),
+        threads: args.run.threads.unwrap_or_else(all_cores).max(1),
         limits: Limits::with_cap(args.run.memory_cap.fitted(1)),
         progress: Some(hook),
     };

@@ -17,9 +17,9 @@ use crate::engine::state::State;
 /// slower so (issue 27's measurements).
 const MERGES_UP_TO: usize = 12_000;
 
-/// The table by sets of pairs and the walk back, as deep as `opts` asks, in
-/// one thread; the progress hook hears each depth of the walk back, then the
-/// count.
+/// The table by sets of pairs and the walk back, as deep as `opts` asks, on
+/// its threads; the progress hook hears each depth of the walk back, then
+/// the count.
 pub fn analyze_by_merges(state: &State, opts: &AnalysisOptions) -> Result<Analysis, SearchError> {
     by_merges(&Merges::new(state, &opts.limits)?, opts)
 }
@@ -42,12 +42,13 @@ fn by_merges(merges: &Merges, opts: &AnalysisOptions) -> Result<Analysis, Search
     let deepest = opts.depth.deepest(stacks);
     let of = stacks.saturating_sub(1) + 2;
     let mut done = 0;
-    let (depths, peak_bytes) = merges.depth_table(deepest, &opts.limits, |states| {
-        done += 1;
-        if let Some(hook) = &opts.progress {
-            hook(Progress { done, of, states });
-        }
-    })?;
+    let (depths, peak_bytes) =
+        merges.depth_table(deepest, opts.threads, &opts.limits, |states| {
+            done += 1;
+            if let Some(hook) = &opts.progress {
+                hook(Progress { done, of, states });
+            }
+        })?;
     Ok(Analysis {
         stacks,
         depths,

@@ -148,12 +148,19 @@ fn assert_same_tables(state: &boaf_core::engine::state::State, what: &str) -> bo
         Err(SearchError::MemoryCap { .. }) => return false,
         layers => layers.unwrap(),
     };
-    let merged = analyze_by_merges(state, &opts).unwrap();
-    assert_eq!(merged.stacks, layers.stacks, "{what}");
-    assert_eq!(merged.depths, layers.depths, "{what}");
-    for (m, l) in merged.depths.iter().zip(&layers.depths) {
-        let bits = |t: Option<f64>| t.map(f64::to_bits);
-        assert_eq!(bits(m.tension), bits(l.tension), "{what} depth {}", m.depth);
+    // On one thread and on three (the count and each depth shared).
+    for threads in [1, 3] {
+        let opts = AnalysisOptions {
+            threads,
+            ..opts.clone()
+        };
+        let merged = analyze_by_merges(state, &opts).unwrap();
+        assert_eq!(merged.stacks, layers.stacks, "{what}");
+        assert_eq!(merged.depths, layers.depths, "{what}, {threads} threads");
+        for (m, l) in merged.depths.iter().zip(&layers.depths) {
+            let bits = |t: Option<f64>| t.map(f64::to_bits);
+            assert_eq!(bits(m.tension), bits(l.tension), "{what} depth {}", m.depth);
+        }
     }
     true
 }

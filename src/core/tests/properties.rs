@@ -163,11 +163,11 @@ proptest! {
     /// layers' table: states, solvable states and tension to the bit, at
     /// every depth and when cut short.
     #[test]
-    fn merged_table_is_the_layers_table(s in arb_state(12), cut in 0usize..12) {
+    fn merged_table_is_the_layers_table(s in arb_state(12), cut in 0usize..12, threads in 1usize..=2) {
         for depth in [Depth::Last, Depth::To(cut)] {
             let opts = AnalysisOptions { depth, ..Default::default() };
             let layers = analyze(&s, &opts).unwrap();
-            let merged = analyze_by_merges(&s, &opts).unwrap();
+            let merged = analyze_by_merges(&s, &AnalysisOptions { threads, ..opts }).unwrap();
             prop_assert_eq!(merged.stacks, layers.stacks);
             prop_assert_eq!(&merged.depths, &layers.depths);
             let bits = |a: &boaf_core::engine::analysis::Analysis| -> Vec<Option<u64>> {

@@ -8,6 +8,7 @@ use super::merges::{Merges, PartChunk};
 use crate::engine::board::bits;
 use crate::engine::limits::{Limits, SearchError};
 use crate::engine::state::MAX_CELLS;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// The sets of buried cards each pair (bottom, top) can take, by size.
 struct PairSets {
@@ -60,24 +61,66 @@ impl Merges {
 
     /// Distinct states reachable in exactly d moves, for d = 0..=`depth`.
     pub fn count_states(&self, depth: usize, limits: &Limits) -> Result<Vec<u64>, SearchError> {
+        self.count_states_on(depth, 1, limits)
+    }
+
+    /// [`Merges::count_states`] on `threads` threads: the sets of pairs are
+    /// dealt out by their first pair, each to the next thread free, and the
+    /// threads' counts added.
+    pub fn count_states_on(
+        &self,
+        depth: usize,
+        threads: usize,
+        limits: &Limits,
+    ) -> Result<Vec<u64>, SearchError> {
         let depth = depth.min(self.n.saturating_sub(1));
         let pairs = self.pair_sets(depth.saturating_sub(1));
-        let mut walk = PairWalk {
-            pairs: &pairs,
-            all: self.all(),
-            depth,
-            counts: vec![0; depth + 1],
-            seen: vec![0; 1 << 10],
-            families: vec![Vec::new(); depth + 2],
-            holders: vec![Vec::new(); depth + 2],
-            avail: vec![Vec::new(); depth + 2],
-            filled: Vec::new(),
-            nodes: 0,
-            limits,
+        let walk = |claims: Option<&AtomicUsize>| {
+            let mut walk = PairWalk {
+                pairs: &pairs,
+                all: self.all(),
+                depth,
+                counts: vec![0; depth + 1],
+                seen: vec![0; 1 << 10],
+                families: vec![Vec::new(); depth + 2],
+                holders: vec![Vec::new(); depth + 2],
+                avail: vec![Vec::new(); depth + 2],
+                filled: Vec::new(),
+                nodes: 0,
+                limits,
+                claims,
+                first_pairs: 0,
+                mine: None,
+            };
+            walk.families[0].push(0);
+            walk.visit(0, 0, 0)?;
+            Ok(walk.counts)
         };
-        walk.families[0].push(0);
-        walk.visit(0, 0, 0)?;
-        Ok(walk.counts)
+        if threads <= 1 {
+            return walk(None);
+        }
+        let claims = AtomicUsize::new(0);
+        let parts: Vec<Result<Vec<u64>, SearchError>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..threads)
+                .map(|_| scope.spawn(|| walk(Some(&claims))))
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join()
+                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+                })
+                .collect()
+        });
+        let mut total = vec![0; depth + 1];
+        for part in parts {
+            for (t, c) in total.iter_mut().zip(part?) {
+                *t += c;
+            }
+        }
+        // Each thread counted the puzzle itself, the one state at depth 0.
+        total[0] = 1;
+        Ok(total)
     }
 }
 
@@ -105,9 +148,32 @@ struct PairWalk<'a> {
     filled: Vec<u16>,
     nodes: usize,
     limits: &'a Limits,
+    /// With threads, the next first pair free to take, shared by all.
+    claims: Option<&'a AtomicUsize>,
+    /// First pairs met so far, in the order every thread meets them.
+    first_pairs: usize,
+    /// The first pair this thread took last.
+    mine: Option<usize>,
 }
 
 impl PairWalk<'_> {
+    /// Whether this thread counts the sets of pairs under the next first
+    /// pair: every first pair goes to the thread that takes it first.
+    fn takes_first_pair(&mut self) -> bool {
+        let Some(claims) = self.claims else {
+            return true;
+        };
+        let at = self.first_pairs;
+        self.first_pairs += 1;
+        let mine = *self
+            .mine
+            .get_or_insert_with(|| claims.fetch_add(1, Ordering::Relaxed));
+        if at == mine {
+            self.mine = Some(claims.fetch_add(1, Ordering::Relaxed));
+        }
+        at == mine
+    }
+
     /// Visits a set of `pairs` pairs using the cards `used`, whose family of
     /// buried-card sets is `families[pairs]`; further pairs have bottoms
     /// from `first_bottom` on, so each set of pairs is visited once.
@@ -176,6 +242,9 @@ impl PairWalk<'_> {
         for bottom in bits(free & !low_bits) {
             let tops = free & self.pairs.tops_within[bottom][room - fewest] & !(1 << bottom);
             for top in bits(tops) {
+                if pairs == 0 && !self.takes_first_pair() {
+                    continue;
+                }
                 let pair = bottom * MAX_CELLS + top;
                 let sets = &self.pairs.sets[pair];
                 let taken = used | 1 << bottom | 1 << top;

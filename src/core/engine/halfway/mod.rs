@@ -101,7 +101,7 @@ pub fn halfway_on_threads(
     };
     let (states, solvable) = if threads > 1 {
         std::thread::scope(|scope| {
-            let count = scope.spawn(|| merges.count_states(depth, limits));
+            let count = scope.spawn(|| merges.count_states_on(depth, threads, limits));
             let solvable = walk(&mut lists);
             let states = count
                 .join()

@@ -53,10 +53,13 @@ impl Merges {
     /// `deepest` (at most the last, one stack), exactly as
     /// [`crate::engine::analysis::analyze`] has them, tension to the bit;
     /// `done` hears each depth of the walk back (deepest first), then the
-    /// count. Also returns the most bytes held at once (an estimate).
+    /// count. Also returns the most bytes held at once (an estimate). On
+    /// `threads` threads from two, the count runs beside the walk back,
+    /// whose every depth the threads share.
     pub fn depth_table(
         &self,
         deepest: usize,
+        threads: usize,
         limits: &Limits,
         mut done: impl FnMut(usize),
     ) -> Result<(Vec<DepthCount>, usize), SearchError> {
@@ -68,9 +71,21 @@ impl Merges {
             tension: vec![None; deepest + 1],
             done: &mut done,
         };
-        let (solvable, walked) = self.walk(1, 0, &mut WalkLists::default(), limits, &mut visit)?;
+        let mut walk = || self.walk(threads, 0, &mut WalkLists::default(), limits, &mut visit);
+        let (walked, states) = if threads > 1 {
+            std::thread::scope(|scope| {
+                let count = scope.spawn(|| self.count_states_on(deepest, threads, limits));
+                let walked = walk();
+                let states = count
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                (walked, states)
+            })
+        } else {
+            (walk(), self.count_states(deepest, limits))
+        };
+        let ((solvable, walked), states) = (walked?, states?);
         let tension = visit.tension;
-        let states = self.count_states(deepest, limits)?;
         done(states.last().copied().unwrap_or(0) as usize);
         let rows = (0..=deepest)
             .map(|depth| DepthCount {
