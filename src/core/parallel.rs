@@ -83,6 +83,41 @@ where
     }
 }
 
+/// `f` of each item of `items` (with its index), each on a thread of its
+/// own, all running at once: for work whose parts wait on one another (a
+/// pool with fewer threads than parts could leave one waiting for a part
+/// never started). A panic in a part is raised again here.
+pub fn each<T: Send, R: Send>(items: &mut [T], f: impl Fn(usize, &mut T) -> R + Sync) -> Vec<R> {
+    std::thread::scope(|scope| {
+        let f = &f;
+        let handles: Vec<_> = items
+            .iter_mut()
+            .enumerate()
+            .map(|(i, item)| scope.spawn(move || f(i, item)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+            .collect()
+    })
+}
+
+/// `a` on a thread of its own beside `b` on the caller's, both results. A
+/// panic in `a` is raised again here.
+pub fn beside<A: Send, B>(a: impl FnOnce() -> A + Send, b: impl FnOnce() -> B) -> (A, B) {
+    std::thread::scope(|scope| {
+        let a = scope.spawn(a);
+        let b = b();
+        let a = a
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (a, b)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -113,5 +148,30 @@ mod tests {
                 "{made} states on {threads} threads"
             );
         }
+    }
+
+    #[test]
+    fn each_part_runs_at_once_and_beside_runs_both() {
+        // Every part waits until all have started: on fewer threads than
+        // parts this would never end.
+        let started = std::sync::atomic::AtomicUsize::new(0);
+        let mut parts = vec![10u64, 20, 30, 40];
+        let got = each(&mut parts, |i, x| {
+            started.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            while started.load(std::sync::atomic::Ordering::SeqCst) < 4 {
+                std::thread::yield_now();
+            }
+            *x += 1;
+            (i, *x)
+        });
+        assert_eq!(got, vec![(0, 11), (1, 21), (2, 31), (3, 41)]);
+        assert_eq!(parts, vec![11, 21, 31, 41]);
+        let here = std::thread::current().id();
+        let (a, b) = beside(
+            || std::thread::current().id(),
+            || std::thread::current().id(),
+        );
+        assert_ne!(a, here);
+        assert_eq!(b, here);
     }
 }

@@ -100,18 +100,7 @@ impl Merges {
             return walk(None);
         }
         let claims = AtomicUsize::new(0);
-        let parts: Vec<Result<Vec<u64>, SearchError>> = std::thread::scope(|scope| {
-            let handles: Vec<_> = (0..threads)
-                .map(|_| scope.spawn(|| walk(Some(&claims))))
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| {
-                    h.join()
-                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-                })
-                .collect()
-        });
+        let parts = crate::parallel::each(&mut vec![(); threads], |_, _| walk(Some(&claims)));
         let mut total = vec![0; depth + 1];
         for part in parts {
             for (t, c) in total.iter_mut().zip(part?) {

@@ -36,14 +36,16 @@
 //! the walk back keeps its groupings in.
 
 mod count;
+mod level;
 mod merges;
 mod shared;
 mod split;
 mod table;
 mod walk;
 
+pub use level::WalkLists;
 pub use merges::Merges;
-pub use walk::{Solvable, WalkLists};
+pub use walk::Solvable;
 
 use crate::engine::analysis::ratio;
 use crate::engine::limits::{Limits, SearchError};
@@ -100,14 +102,10 @@ pub fn halfway_on_threads(
         merges.walk_back(threads, depth, depth, tension, lists, limits, |_| ())
     };
     let (states, solvable) = if threads > 1 {
-        std::thread::scope(|scope| {
-            let count = scope.spawn(|| merges.count_states_on(depth, threads, limits));
-            let solvable = walk(&mut lists);
-            let states = count
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            (states, solvable)
-        })
+        crate::parallel::beside(
+            || merges.count_states_on(depth, threads, limits),
+            || walk(&mut lists),
+        )
     } else {
         (merges.count_states(depth, limits), walk(&mut lists))
     };

@@ -7,9 +7,9 @@
 //! thread, so the same memory, and the same counts.
 
 use super::Word;
+use super::level::{Finish, LOOK_EVERY, Level, Sink, WalkLists};
 use super::merges::Merges;
 use super::split::SplitCache;
-use super::walk::{Finish, LOOK_EVERY, Level, Sink, WalkLists};
 use crate::engine::limits::{Limits, SearchError};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -237,22 +237,8 @@ impl Merges {
             stop: AtomicBool::new(false),
             error: Mutex::new(None),
         };
-        let made: Vec<Level> = std::thread::scope(|scope| {
-            let handles: Vec<_> = workers
-                .iter_mut()
-                .enumerate()
-                .map(|(me, w)| {
-                    let shared = &shared;
-                    scope.spawn(move || self.split_share(shared, w, me, depth, limits))
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| {
-                    h.join()
-                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-                })
-                .collect()
+        let made = crate::parallel::each(workers, |me, w| {
+            self.split_share(&shared, w, me, depth, limits)
         });
         if let Some(error) = lock(&shared.error).take() {
             // The lists are left for the walk's end; a failed walk drops them.

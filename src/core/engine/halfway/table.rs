@@ -3,8 +3,9 @@
 //! solvable ones by one walk back from one stack, and each depth's tension
 //! from its solvable boards and the next depth's.
 
+use super::level::WalkLists;
 use super::merges::Merges;
-use super::walk::{Finished, StateSet, Visit, WalkLists};
+use super::walk::{Finished, StateSet, Visit};
 use crate::engine::analysis::DepthCount;
 use crate::engine::limits::{Limits, SearchError};
 
@@ -72,17 +73,10 @@ impl Merges {
             done: &mut done,
         };
         let mut walk = || self.walk(threads, 0, &mut WalkLists::default(), limits, &mut visit);
-        let (walked, states) = if threads > 1 {
-            std::thread::scope(|scope| {
-                let count = scope.spawn(|| self.count_states_on(deepest, threads, limits));
-                let walked = walk();
-                let states = count
-                    .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-                (walked, states)
-            })
+        let (states, walked) = if threads > 1 {
+            crate::parallel::beside(|| self.count_states_on(deepest, threads, limits), walk)
         } else {
-            (walk(), self.count_states(deepest, limits))
+            (self.count_states(deepest, limits), walk())
         };
         let ((solvable, walked), states) = (walked?, states?);
         let tension = visit.tension;
