@@ -122,7 +122,8 @@ impl AnalyzePanel {
             let hook: ProgressHook = Arc::new(move |p: Progress| progress.report(p));
             let opts = AnalysisOptions {
                 depth: Depth::Last,
-                threads: 1,
+                // The layers on every core: the same table, sooner.
+                threads: boaf_core::parallel::cores(),
                 limits: Limits::with_cap(ANALYSIS_CAP).cancelled_by(&cancel),
                 progress: Some(hook),
             };

@@ -9,7 +9,7 @@ use super::BoafApp;
 use super::board::{cell_label, felt, paint_cell, suit_color};
 use super::task::{Poll, Task};
 use boaf_core::engine::card::Card;
-use boaf_core::engine::halfway::halfway;
+use boaf_core::engine::halfway::halfway_on_threads;
 use boaf_core::engine::limits::{Cancel, Limits};
 use boaf_core::engine::solver::Solver;
 use boaf_core::engine::state::{Grid, MAX_CELLS, State};
@@ -79,7 +79,9 @@ fn check(state: &State, cancel: &Cancel) -> Result<Check, String> {
         .solve(state)
         .map_err(|e| e.to_string())?
         .is_solvable();
-    let halfway = halfway(state, false, &limits)
+    // On every core: the same ratio, sooner for a large state space.
+    let threads = boaf_core::parallel::cores();
+    let halfway = halfway_on_threads(state, false, threads, &limits)
         .map_err(|e| e.to_string())?
         .ratio();
     Ok(Check { solvable, halfway })

@@ -297,7 +297,7 @@ impl GeneratePanel {
         stored: &[Candidate],
         folder: &Folder,
     ) -> GeneratePanel {
-        let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let workers = boaf_core::parallel::cores();
         let file = folder.generate_settings();
         let (kept, settings_note) = read_settings(&file, &folder.show(&file));
         let mut panel = GeneratePanel {

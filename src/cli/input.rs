@@ -331,7 +331,7 @@ pub fn parallel_map<T: Sync, R: Send>(
 
 /// Every core of the machine.
 pub fn all_cores() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
+    boaf_core::parallel::cores()
 }
 
 /// The median of sorted values (NaN for none).

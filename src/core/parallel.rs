@@ -8,6 +8,12 @@ pub use rayon::ThreadPool;
 use rayon::iter::{IntoParallelIterator, ParallelIterator};
 use std::sync::{Mutex, TryLockError};
 
+/// Every core of the machine (1 when the system cannot tell): the default
+/// thread count of the front ends' long work.
+pub fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
 /// A pool of `threads` threads; `None` for one thread, or when the system
 /// cannot start them (the work then runs on the caller's thread, to the
 /// same results).
