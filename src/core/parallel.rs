@@ -14,6 +14,10 @@ pub fn cores() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
+/// Most threads a piece of work spreads over, whatever it is asked for:
+/// past this, threads only cost (and a system may refuse to start them).
+pub const MAX_THREADS: usize = 64;
+
 /// A pool of `threads` threads; `None` for one thread, or when the system
 /// cannot start them (the work then runs on the caller's thread, to the
 /// same results).

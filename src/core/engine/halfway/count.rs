@@ -96,6 +96,7 @@ impl Merges {
             walk.visit(0, 0, 0)?;
             Ok(walk.counts)
         };
+        let threads = threads.min(crate::parallel::MAX_THREADS);
         if threads <= 1 {
             return walk(None);
         }

@@ -17,9 +17,6 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
-/// Most threads a walk shares a depth among.
-pub(super) const MAX_THREADS: usize = 64;
-
 /// The thread of `threads` that finishes a set of bottoms: a hash of the
 /// set, so each thread finishes about as many.
 #[inline]

@@ -4,12 +4,13 @@
 
 use super::level::{LOOK_EVERY, Level, NextLevel, Sink, WalkLists};
 use super::merges::Merges;
-use super::shared::{Depth, Gathered, MAX_THREADS, Worker};
+use super::shared::{Depth, Gathered, Worker};
 use super::split::SplitCache;
 use super::{CARDS, CHECK_EVERY, Word, nibble, ones, owned_by, zero_nibbles};
 use crate::engine::board::{Board, KeyHasher, MoveList, bits};
 use crate::engine::limits::{Limits, SearchError};
 use crate::engine::state::MAX_CELLS;
+use crate::parallel::MAX_THREADS;
 use std::collections::HashSet;
 use std::hash::BuildHasherDefault;
 
