@@ -484,10 +484,12 @@ impl GeneratePanel {
             memory_cap: WORKER_CAP,
         };
         let ctx = ctx.clone();
-        self.tally = Tally::new(self.workers);
+        // No more workers than puzzles: the cores left share each step.
+        let workers = self.workers.clamp(1, self.count.max(1));
+        self.tally = Tally::new(workers);
         self.batch = Some(Batch::start(
             job,
-            self.workers,
+            workers,
             Some(store),
             Order::Arrival,
             Some(Arc::new(move || ctx.request_repaint())),
