@@ -267,20 +267,12 @@ impl HalfwayParts {
         let lowest = if shallow > 0 { 1.min(half) } else { half };
         let steps = stacks.saturating_sub(1) - lowest + 1 + 1;
         let mut told = 0;
-        let walk = merges.walk_back(
-            opts.threads,
-            lowest,
-            half,
-            tension,
-            lists,
-            limits,
-            |states| {
-                told += 1;
-                tell(opts, told, steps, states);
-            },
-        )?;
+        let walk = merges.walk_back(1, lowest, half, tension, lists, limits, |states| {
+            told += 1;
+            tell(opts, told, steps, states);
+        })?;
         let shallow = if shallow > 0 {
-            merges.count_states_on(shallow, opts.threads, limits)?
+            merges.count_states(shallow, limits)?
         } else {
             Vec::new()
         };
@@ -330,9 +322,8 @@ impl HalfwayParts {
     pub fn finish_counted(self, opts: &AnalysisOptions) -> Result<(Features, u64), SearchError> {
         let stacks = self.merges.cards();
         let half = stacks / 2;
-        let states = self.merges.count_states_on(
+        let states = self.merges.count_states(
             Depth::Features(FeatureSet::ALL).deepest(stacks),
-            opts.threads,
             &opts.limits,
         )?;
         let at_half = states.get(half).copied().unwrap_or(0);

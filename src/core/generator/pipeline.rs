@@ -273,19 +273,17 @@ pub fn make_candidate(
     limits: Limits,
     report: impl FnMut(StepReport),
 ) -> Result<Candidate, GenError> {
-    make_candidate_with_layers(job, index, limits, report, None, 1)
+    make_candidate_with_layers(job, index, limits, report, None)
 }
 
 /// [`make_candidate`], with `layers` told about each layer of its long
-/// exact analyses, and each step's exact counts on `threads` threads (the
-/// same puzzle on any number).
+/// exact analyses.
 pub fn make_candidate_with_layers(
     job: &Job,
     index: usize,
     limits: Limits,
     mut report: impl FnMut(StepReport),
     layers: Option<LayerHook>,
-    threads: usize,
 ) -> Result<Candidate, GenError> {
     let started = Instant::now();
     let found = Descent::new(
@@ -296,7 +294,6 @@ pub fn make_candidate_with_layers(
         limits.clone(),
     )?
     .with_layers(layers.clone())
-    .with_threads(threads)
     .run(&mut report)?;
     // The confirmation may have analysed the best puzzle already.
     let mut features = match found.features {
@@ -309,7 +306,6 @@ pub fn make_candidate_with_layers(
             };
             report(told);
             let opts = AnalysisOptions {
-                threads,
                 limits: limits.clone(),
                 progress: layers.map(|hook| layer_progress(hook, told)),
                 ..AnalysisOptions::default()
@@ -427,8 +423,6 @@ impl Generator {
         let next = Arc::new(AtomicUsize::new(job.indices.start));
         let running = Arc::new(AtomicUsize::new(workers.max(1)));
         let job = Arc::new(job);
-        // Cores no worker runs on share each worker's steps.
-        let step_threads = (crate::parallel::cores() / workers.max(1)).max(1);
         let handles = (0..workers.max(1))
             .map(|worker| {
                 let ctx = Worker {
@@ -439,7 +433,6 @@ impl Generator {
                     next: next.clone(),
                     running: running.clone(),
                     wake: wake.clone(),
-                    step_threads,
                 };
                 std::thread::Builder::new()
                     .name(format!("boaf-worker-{worker}"))
@@ -497,8 +490,6 @@ struct Worker {
     next: Arc<AtomicUsize>,
     running: Arc<AtomicUsize>,
     wake: Option<Wake>,
-    /// Threads each step's exact counts use: the cores the workers leave.
-    step_threads: usize,
 }
 
 impl Worker {
@@ -579,14 +570,8 @@ impl Worker {
                     }
                 })
             };
-            let made = make_candidate_with_layers(
-                &self.job,
-                index,
-                limits.clone(),
-                report,
-                Some(layers),
-                self.step_threads,
-            );
+            let made =
+                make_candidate_with_layers(&self.job, index, limits.clone(), report, Some(layers));
             // Its tables are freed: their pages go back before the next.
             crate::memory::release_freed();
             let msg = match made {

@@ -689,30 +689,3 @@ fn an_entered_puzzle_is_a_candidate_of_its_own_kind_that_stores_and_reads_back()
     assert!(!line.contains("source"), "{line}");
     assert_eq!(parse_store(&line).0[0].source, Source::Generated);
 }
-
-#[test]
-fn a_16_card_puzzle_is_the_same_whether_its_steps_count_on_one_thread_or_three() {
-    use boaf_core::generator::pipeline::make_candidate_with_layers;
-    // boaf's own settings (exact steps, screened), few steps: the threads
-    // share each step's walk back and count from 15 cards.
-    let job = Job {
-        params: SearchParams {
-            iterations: 10,
-            warmup: 0.0,
-            ..SearchParams::for_cards(16)
-        },
-        ..job(16, "E5", 10, 9, 0..1)
-    };
-    let make = |threads| {
-        make_candidate_with_layers(&job, 0, Limits::default(), |_| {}, None, threads).unwrap()
-    };
-    let (one, three) = (make(1), make(3));
-    assert_eq!(one.puzzle, three.puzzle);
-    assert_eq!(one.trace, three.trace, "every step's energy");
-    assert_eq!(one.features, three.features);
-    assert!(
-        one.energy > 0.0 && one.energy < 1.0,
-        "a solvable puzzle: {}",
-        one.energy
-    );
-}

@@ -32,11 +32,6 @@ pub struct Found {
     pub features: Option<Features>,
 }
 
-/// Cards from which a step's exact counts take more than one thread when
-/// offered: a 16-card step takes tens of milliseconds, a 12-card one about
-/// one, where starting threads for each depth would cost more than it saves.
-const THREADS_FROM: usize = 15;
-
 /// Runs one hill descent for an n-card puzzle from `seed`. `report` hears
 /// about every step, and about the start of each exact analysis of the
 /// confirmation; cancelling through `limits` stops it with
@@ -158,16 +153,6 @@ impl<'a> Descent<'a> {
         };
         descent.note(start, &cells);
         Ok(descent)
-    }
-
-    /// Each exact step counted on `threads` threads from 15 cards (the same
-    /// puzzle on any number; below that a step takes too little for threads
-    /// to pay).
-    pub fn with_threads(mut self, threads: usize) -> Descent<'a> {
-        if self.n >= THREADS_FROM {
-            self.scorer.opts.threads = threads.max(1);
-        }
-        self
     }
 
     /// The same descent, with `layers` told about each layer of the

@@ -26,8 +26,7 @@ pub struct Scorer<'a> {
     /// [`super::SearchParams::screen`] where it applies, else 0.
     screen: f64,
     estimate: EstimateOptions,
-    /// The analysis settings of every exact score: the limits, and the
-    /// threads of each step's counts (one unless the descent offers more).
+    /// The analysis settings of every exact score (one thread, the limits).
     pub(super) opts: AnalysisOptions,
     memo: HashMap<[u8; MAX_CELLS], Known>,
     /// The halfway walk back's lists, kept from step to step.
