@@ -484,7 +484,7 @@ impl GeneratePanel {
             memory_cap: WORKER_CAP,
         };
         let ctx = ctx.clone();
-        // No more workers than puzzles: the cores left share each step.
+        // No more workers than puzzles: a worker with none would only wait.
         let workers = self.workers.clamp(1, self.count.max(1));
         self.tally = Tally::new(workers);
         self.batch = Some(Batch::start(
