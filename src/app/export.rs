@@ -7,6 +7,7 @@ use super::BoafApp;
 use super::task::{Poll, Task};
 use boaf_book::{DEFAULT_TITLE, Options, Order, Paper, PerPage};
 use boaf_core::durable::write_atomically;
+use boaf_core::engine::limits::Limits;
 use boaf_core::format::plural;
 use boaf_core::generator::pipeline::Candidate;
 use eframe::egui;
@@ -124,7 +125,9 @@ fn start(
     list: Vec<Candidate>,
 ) -> Task<Result<String, String>, usize> {
     let folder = folder.clone();
-    Task::spawn(ctx, move |_cancel, progress| {
+    Task::spawn(ctx, move |cancel, progress| {
+        // Closing the app drops the task, whose switch stops the solving.
+        let limits = Limits::default().cancelled_by(&cancel);
         let date = boaf_book::today();
         let options = Options {
             title: DEFAULT_TITLE.into(),
@@ -132,9 +135,10 @@ fn start(
             per_page: PerPage::default(),
             paper: Paper::default(),
         };
-        let (count, pdf) =
-            boaf_book::make(&list, Order::Grade, &options, |done| progress.report(done))
-                .map_err(|e| e.to_string())?;
+        let (count, pdf) = boaf_book::make(&list, Order::Grade, &options, &limits, |done| {
+            progress.report(done)
+        })
+        .map_err(|e| e.to_string())?;
         let path = folder.book_file(&date);
         write_atomically(&path, &pdf).map_err(|e| e.to_string())?;
         Ok(format!(

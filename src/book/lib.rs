@@ -14,7 +14,7 @@ pub mod pdf;
 mod suits;
 
 use boaf_core::agents::grade::{Grade, grade};
-use boaf_core::engine::limits::SearchError;
+use boaf_core::engine::limits::{Limits, SearchError};
 use boaf_core::engine::notation::{ParseError, puzzle_id};
 use boaf_core::engine::solver::{Solver, Verdict};
 use boaf_core::generator::pipeline::Candidate;
@@ -106,11 +106,13 @@ pub fn grade_name(grade: Option<Grade>) -> &'static str {
     grade.map_or("Ungraded", Grade::name)
 }
 
-/// The book's puzzles from candidates, in `order`, numbered and solved;
-/// `progress` hears after each puzzle how many are done.
+/// The book's puzzles from candidates, in `order`, numbered and solved
+/// within `limits` (a thrown switch stops the solving); `progress` hears
+/// after each puzzle how many are done.
 pub fn prepare(
     candidates: &[Candidate],
     order: Order,
+    limits: &Limits,
     mut progress: impl FnMut(usize),
 ) -> Result<Vec<Entry>, BookError> {
     if candidates.is_empty() {
@@ -122,10 +124,15 @@ pub fn prepare(
         // Stable: equal grades keep the given order; ungraded go last.
         chosen.sort_by_key(|(g, _)| g.map_or(Grade::ALL.len(), Grade::index));
     }
-    let mut solver = Solver::default();
+    let mut solver = Solver::new(limits.clone());
     let mut entries = Vec::with_capacity(chosen.len());
     for (i, (grade, c)) in chosen.into_iter().enumerate() {
         let number = i + 1;
+        // The solver looks at the switch every few thousand boards; most
+        // puzzles take fewer, so it is also looked at before each.
+        limits
+            .check_cancel()
+            .map_err(|error| BookError::Search { number, error })?;
         let state = c.state().map_err(|error| BookError::BadPuzzle {
             number,
             puzzle: c.puzzle.clone(),
@@ -161,14 +168,17 @@ pub fn render(entries: &[Entry], options: &Options) -> Result<Vec<u8>, BookError
 
 /// Prepares, renders and returns the book of `candidates`: how many
 /// puzzles it holds and its bytes. The command line and the app both make
-/// their books here; `progress` hears how many puzzles are solved.
+/// their books here; `progress` hears how many puzzles are solved, and
+/// `limits` bound the solving (the app's switch stops it when the app
+/// closes mid-export).
 pub fn make(
     candidates: &[Candidate],
     order: Order,
     options: &Options,
+    limits: &Limits,
     progress: impl FnMut(usize),
 ) -> Result<(usize, Vec<u8>), BookError> {
-    let entries = prepare(candidates, order, progress)?;
+    let entries = prepare(candidates, order, limits, progress)?;
     Ok((entries.len(), render(&entries, options)?))
 }
 
@@ -176,4 +186,52 @@ pub fn make(
 pub fn today() -> String {
     let now = boaf_core::generator::pipeline::utc_now();
     now.get(..10).unwrap_or(&now).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use boaf_core::engine::deal::deal;
+    use boaf_core::engine::limits::Cancel;
+    use boaf_core::engine::notation::parse_state;
+    use boaf_core::generator::energy::builtin;
+    use boaf_core::generator::pipeline::entered_candidate;
+
+    #[test]
+    fn a_thrown_switch_stops_the_solving_and_an_open_one_solves_every_puzzle() {
+        let e5 = builtin().get("E5").unwrap().clone();
+        let deals: Vec<Candidate> = [
+            deal(1),
+            parse_state("9D3H2HKC6S4DJC7SAC3C9SQC4H7DADKH", None).unwrap(),
+        ]
+        .iter()
+        .map(|s| entered_candidate(s, &e5, false, Limits::default()).unwrap())
+        .collect();
+        let mut told = Vec::new();
+        let entries = prepare(&deals, Order::Given, &Limits::default(), |n| told.push(n)).unwrap();
+        assert_eq!(told, vec![1, 2]);
+        // Each solution replays to one stack.
+        for e in &entries {
+            let mut state = e.state.clone();
+            for &mv in &e.solution {
+                state = state.apply(mv).expect("a legal move");
+            }
+            assert_eq!(state.stack_count(), 1, "puzzle {}", e.number);
+        }
+        let cancel = Cancel::new();
+        cancel.cancel();
+        let stopped = prepare(
+            &deals,
+            Order::Given,
+            &Limits::default().cancelled_by(&cancel),
+            |_| {},
+        );
+        assert!(matches!(
+            stopped,
+            Err(BookError::Search {
+                number: 1,
+                error: SearchError::Cancelled
+            })
+        ));
+    }
 }

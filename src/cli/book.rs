@@ -60,7 +60,8 @@ pub fn book(args: BookArgs) -> Result<ExitCode> {
         paper: args.paper,
     };
     let pb = bar(chosen.len() as u64, "solving");
-    let (count, pdf) = boaf_book::make(&chosen, order, &options, |done| {
+    let limits = boaf_core::engine::limits::Limits::default();
+    let (count, pdf) = boaf_book::make(&chosen, order, &options, &limits, |done| {
         pb.set_position(done as u64)
     })?;
     pb.finish_and_clear();
