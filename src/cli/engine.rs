@@ -420,8 +420,8 @@ pub struct HalfwayArgs {
     /// solvable state at the halfway depth; it takes longer and more memory)
     #[arg(long)]
     tension: bool,
-    /// Threads each puzzle's count uses, rounded down to a power of two
-    /// (default: every core). The counts are the same on any number
+    /// Threads each puzzle's counts use (default: every core; at most 64
+    /// work). The counts are the same on any number
     #[arg(long, value_parser = clap::value_parser!(u16).range(1..=256))]
     threads: Option<u16>,
     /// Print the peak memory as JSON on standard error (for benchmarks)
