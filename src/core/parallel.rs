@@ -115,9 +115,18 @@ pub fn each<T: Send, R: Send>(items: &mut [T], f: impl Fn(usize, &mut T) -> R + 
     })
 }
 
-/// `a` on a thread of its own beside `b` on the caller's, both results. A
-/// panic in `a` is raised again here.
-pub fn beside<A: Send, B>(a: impl FnOnce() -> A + Send, b: impl FnOnce() -> B) -> (A, B) {
+/// `a` and `b`, both results: with `threads` over one, `a` on a thread of
+/// its own beside `b` on the caller's (a panic in `a` is raised again
+/// here); with one, `a` then `b` on the caller's.
+pub fn beside<A: Send, B>(
+    threads: usize,
+    a: impl FnOnce() -> A + Send,
+    b: impl FnOnce() -> B,
+) -> (A, B) {
+    if threads <= 1 {
+        let a = a();
+        return (a, b());
+    }
     std::thread::scope(|scope| {
         let a = scope.spawn(a);
         let b = b();
@@ -177,11 +186,10 @@ mod tests {
         assert_eq!(got, vec![(0, 11), (1, 21), (2, 31), (3, 41)]);
         assert_eq!(parts, vec![11, 21, 31, 41]);
         let here = std::thread::current().id();
-        let (a, b) = beside(
-            || std::thread::current().id(),
-            || std::thread::current().id(),
-        );
+        let id = || std::thread::current().id();
+        let (a, b) = beside(2, id, id);
         assert_ne!(a, here);
         assert_eq!(b, here);
+        assert_eq!(beside(1, id, id), (here, here));
     }
 }

@@ -209,9 +209,15 @@ impl Finish {
         }
     }
 
-    /// A list for a set of bottoms with none yet: an emptied one if kept.
-    pub(super) fn list(&mut self) -> Vec<Word> {
-        self.spare.pop().unwrap_or_default()
+    /// A set of bottoms' list, or, when it has none allocated yet, an
+    /// emptied one kept from another set: fewer lists grow from nothing.
+    #[inline]
+    pub(super) fn list(&mut self, words: Vec<Word>) -> Vec<Word> {
+        if words.capacity() == 0 {
+            self.spare.pop().unwrap_or_default()
+        } else {
+            words
+        }
     }
 
     /// Keeps an emptied list for another set of bottoms.
@@ -328,11 +334,7 @@ impl Sink for NextLevel {
     #[inline]
     fn take(&mut self, bottoms: u16) -> Vec<Word> {
         let words = std::mem::take(&mut self.raw[bottoms as usize]);
-        if words.capacity() == 0 {
-            self.finish.list()
-        } else {
-            words
-        }
+        self.finish.list(words)
     }
 
     #[inline]

@@ -101,14 +101,11 @@ pub fn halfway_on_threads(
     let walk = |lists: &mut WalkLists| {
         merges.walk_back(threads, depth, depth, tension, lists, limits, |_| ())
     };
-    let (states, solvable) = if threads > 1 {
-        crate::parallel::beside(
-            || merges.count_states_on(depth, threads, limits),
-            || walk(&mut lists),
-        )
-    } else {
-        (merges.count_states(depth, limits), walk(&mut lists))
-    };
+    let (states, solvable) = crate::parallel::beside(
+        threads,
+        || merges.count_states_on(depth, threads, limits),
+        || walk(&mut lists),
+    );
     let (states, solvable) = (states?, solvable?);
     let tension = if tension {
         merges.tension(&solvable, limits)?

@@ -155,11 +155,7 @@ impl Sink for ThreadSink<'_, '_> {
         let slot = &self.shared.gathered.raw[self.me][bottoms as usize];
         let words = std::mem::take(&mut *lock(slot));
         self.taken.push((bottoms, words.capacity()));
-        if words.capacity() == 0 {
-            self.finish.list()
-        } else {
-            words
-        }
+        self.finish.list(words)
     }
 
     fn put(&mut self, bottoms: u16, mut words: Vec<Word>, _: bool) {

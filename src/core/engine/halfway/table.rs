@@ -72,12 +72,9 @@ impl Merges {
             tension: vec![None; deepest + 1],
             done: &mut done,
         };
-        let mut walk = || self.walk(threads, 0, &mut WalkLists::default(), limits, &mut visit);
-        let (states, walked) = if threads > 1 {
-            crate::parallel::beside(|| self.count_states_on(deepest, threads, limits), walk)
-        } else {
-            (self.count_states(deepest, limits), walk())
-        };
+        let walk = || self.walk(threads, 0, &mut WalkLists::default(), limits, &mut visit);
+        let count = || self.count_states_on(deepest, threads, limits);
+        let (states, walked) = crate::parallel::beside(threads, count, walk);
         let ((solvable, walked), states) = (walked?, states?);
         let tension = visit.tension;
         done(states.last().copied().unwrap_or(0) as usize);
