@@ -10,7 +10,7 @@ use crate::engine::analysis::{Analysis, AnalysisOptions, Depth, Progress, ratio}
 use crate::engine::board::{Layout, bits};
 use crate::engine::feature::{Feature, FeatureSet};
 use crate::engine::full_table::analyze_fast;
-use crate::engine::halfway::{Merges, Solvable, WalkLists};
+use crate::engine::halfway::{Bounded, Merges, Solvable, WalkLists};
 use crate::engine::limits::SearchError;
 use crate::engine::shallow::shallow_counts;
 use crate::engine::state::State;
@@ -229,13 +229,132 @@ pub fn halfway_features(state: &State, opts: &AnalysisOptions) -> Result<Feature
     HalfwayParts::new(state, FeatureSet::ALL, opts, &mut WalkLists::default())?.finish(opts)
 }
 
+/// The first of the fast exact features' parts: the card features and the
+/// table of merges, which tells solvability. The walk back comes next
+/// ([`HalfwayStart::walk`], or [`HalfwayStart::walk_until`] for a search
+/// that needs only to know the halfway numerator is past a bar).
+pub struct HalfwayStart {
+    cards: CardFeatures,
+    merges: Merges,
+    wanted: FeatureSet,
+}
+
+impl HalfwayStart {
+    /// The card features and the table of merges of a state, for the
+    /// features `wanted`.
+    pub fn new(
+        state: &State,
+        wanted: FeatureSet,
+        opts: &AnalysisOptions,
+    ) -> Result<HalfwayStart, SearchError> {
+        Ok(HalfwayStart {
+            cards: card_features(state),
+            merges: Merges::new(state, &opts.limits)?,
+            wanted,
+        })
+    }
+
+    /// Whether the puzzle can be solved.
+    pub fn solvable(&self) -> bool {
+        self.merges.can_merge(self.merges.all_cards()) || self.merges.cards() <= 1
+    }
+
+    /// The features known before the walk back: the cards' and
+    /// solvability.
+    pub fn features(&self) -> Features {
+        Features::assemble(self.cards.clone(), self.solvable(), |_| None, None, None)
+    }
+
+    /// Progress steps of the walk back to `lowest` and the count after it.
+    fn steps(&self, lowest: usize) -> usize {
+        self.merges.cards().saturating_sub(1) - lowest + 1 + 1
+    }
+
+    /// The walk back and the shallow counts the features wanted read;
+    /// `opts`' progress hook hears each depth of the walk back. The walk's
+    /// lists come from `lists` (keep one for many states).
+    pub fn walk(
+        self,
+        opts: &AnalysisOptions,
+        lists: &mut WalkLists,
+    ) -> Result<HalfwayParts, SearchError> {
+        let limits = &opts.limits;
+        let half = self.merges.cards() / 2;
+        // Depth 1 is the shallowest ratio a feature reads.
+        let shallow = self.wanted.deepest_ratio();
+        let tension = self.wanted.contains(Feature::MidgameTension);
+        let lowest = if shallow > 0 { 1.min(half) } else { half };
+        let steps = self.steps(lowest);
+        let mut told = 0;
+        let merges = &self.merges;
+        let walk = merges.walk_back(1, lowest, half, tension, lists, limits, |states| {
+            told += 1;
+            tell(opts, told, steps, states);
+        })?;
+        let shallow = if shallow > 0 {
+            merges.count_states(shallow, limits)?
+        } else {
+            Vec::new()
+        };
+        let tension = if tension {
+            merges.tension(&walk, limits)?
+        } else {
+            None
+        };
+        Ok(HalfwayParts {
+            start: self,
+            walk,
+            shallow,
+            tension,
+            told,
+            steps,
+        })
+    }
+
+    /// [`HalfwayStart::walk`] that stops as soon as `enough` says yes to
+    /// the solvable states found so far at the halfway depth (it hears each
+    /// new total), giving that total, a lower bound on the halfway
+    /// numerator (`Err`). Only when the features wanted read nothing else
+    /// of the walk (no other depth's ratio, no tension): otherwise the walk
+    /// goes to the end, as [`HalfwayStart::walk`]'s.
+    pub fn walk_until(
+        self,
+        opts: &AnalysisOptions,
+        lists: &mut WalkLists,
+        enough: impl FnMut(u64) -> bool,
+    ) -> Result<Result<HalfwayParts, u64>, SearchError> {
+        let reads_more =
+            self.wanted.deepest_ratio() > 0 || self.wanted.contains(Feature::MidgameTension);
+        if reads_more {
+            return self.walk(opts, lists).map(Ok);
+        }
+        let half = self.merges.cards() / 2;
+        let counts = match self
+            .merges
+            .walk_in_order(half, lists, &opts.limits, enough)?
+        {
+            Bounded::Whole(counts) => counts,
+            Bounded::AtLeast(found) => return Ok(Err(found)),
+        };
+        let steps = self.steps(half);
+        tell(opts, steps - 1, steps, counts[0] as usize);
+        Ok(Ok(HalfwayParts {
+            walk: Solvable::counted(counts, half),
+            start: self,
+            shallow: Vec::new(),
+            tension: None,
+            told: steps - 1,
+            steps,
+        }))
+    }
+}
+
 /// The fast exact features in two parts. The first is every feature but
 /// the halfway ratio, and that ratio's numerator; the second counts its
 /// denominator (the distinct states at the halfway depth), which costs the
 /// most. The search judges most steps on the first part alone.
 pub struct HalfwayParts {
-    cards: CardFeatures,
-    merges: Merges,
+    start: HalfwayStart,
     walk: Solvable,
     /// Distinct states at depths 0 to the deepest depth-d ratio wanted
     /// (fewer for small puzzles).
@@ -256,50 +375,17 @@ impl HalfwayParts {
         opts: &AnalysisOptions,
         lists: &mut WalkLists,
     ) -> Result<HalfwayParts, SearchError> {
-        let limits = &opts.limits;
-        let cards = card_features(state);
-        let merges = Merges::new(state, limits)?;
-        let stacks = merges.cards();
-        let half = stacks / 2;
-        // Depth 1 is the shallowest ratio a feature reads.
-        let shallow = wanted.deepest_ratio();
-        let tension = wanted.contains(Feature::MidgameTension);
-        let lowest = if shallow > 0 { 1.min(half) } else { half };
-        let steps = stacks.saturating_sub(1) - lowest + 1 + 1;
-        let mut told = 0;
-        let walk = merges.walk_back(1, lowest, half, tension, lists, limits, |states| {
-            told += 1;
-            tell(opts, told, steps, states);
-        })?;
-        let shallow = if shallow > 0 {
-            merges.count_states(shallow, limits)?
-        } else {
-            Vec::new()
-        };
-        let tension = if tension {
-            merges.tension(&walk, limits)?
-        } else {
-            None
-        };
-        Ok(HalfwayParts {
-            cards,
-            merges,
-            walk,
-            shallow,
-            tension,
-            told,
-            steps,
-        })
+        HalfwayStart::new(state, wanted, opts)?.walk(opts, lists)
     }
 
     /// Whether the puzzle can be solved.
     pub fn solvable(&self) -> bool {
-        self.merges.can_merge(self.merges.all_cards()) || self.merges.cards() <= 1
+        self.start.solvable()
     }
 
     /// Solvable states at the halfway depth: the halfway ratio's numerator.
     pub fn halfway_solvable(&self) -> u64 {
-        self.walk.count(self.merges.cards() / 2).unwrap_or(0)
+        self.walk.count(self.start.merges.cards() / 2).unwrap_or(0)
     }
 
     /// Every feature, the halfway ratio taken as `halfway_ratio`.
@@ -309,7 +395,7 @@ impl HalfwayParts {
             Some(ratio(self.walk.count(d)?, states))
         };
         Features::assemble(
-            self.cards.clone(),
+            self.start.cards.clone(),
             self.solvable(),
             at,
             halfway_ratio,
@@ -320,9 +406,9 @@ impl HalfwayParts {
     /// Counts the distinct states to the halfway depth: every feature exact,
     /// and that count.
     pub fn finish_counted(self, opts: &AnalysisOptions) -> Result<(Features, u64), SearchError> {
-        let stacks = self.merges.cards();
+        let stacks = self.start.merges.cards();
         let half = stacks / 2;
-        let states = self.merges.count_states(
+        let states = self.start.merges.count_states(
             Depth::Features(FeatureSet::ALL).deepest(stacks),
             &opts.limits,
         )?;

@@ -95,13 +95,13 @@ const EMPTY: Word = u64::MAX;
 /// An open-addressing set of words, cleared for each use; small enough,
 /// for one set of bottoms, to stay in the cache.
 #[derive(Default)]
-struct WordSet {
+pub(super) struct WordSet {
     table: Vec<Word>,
 }
 
 impl WordSet {
     /// Keeps the first of each word in `words`, in order.
-    fn dedup(&mut self, words: &mut Vec<Word>) {
+    pub(super) fn dedup(&mut self, words: &mut Vec<Word>) {
         let size = (2 * words.len()).next_power_of_two().max(16);
         self.table.clear();
         self.table.resize(size, EMPTY);
@@ -130,7 +130,12 @@ impl WordSet {
 
     /// Distinct boards among distinct words with these bottoms: the
     /// distinct tops.
-    fn boards(&mut self, bottoms: u16, words: &[Word], scratch: &mut Vec<Word>) -> usize {
+    pub(super) fn boards(
+        &mut self,
+        bottoms: u16,
+        words: &[Word],
+        scratch: &mut Vec<Word>,
+    ) -> usize {
         let mask = ones(bottoms) * 0xf;
         scratch.clear();
         scratch.extend(words.iter().map(|&w| w & mask));
@@ -269,7 +274,7 @@ pub(super) struct NextLevel {
 }
 
 /// Words a set of bottoms gathers before its repeats are dropped, at least.
-const COMPACT_AT: usize = 1 << 12;
+pub(super) const COMPACT_AT: usize = 1 << 12;
 
 impl NextLevel {
     /// Ready to gather the groupings of `n` cards, in lists from `lists`.

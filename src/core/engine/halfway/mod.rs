@@ -36,6 +36,7 @@
 //! the walk back keeps its groupings in.
 
 mod count;
+mod in_order;
 mod level;
 mod merges;
 mod shared;
@@ -43,6 +44,7 @@ mod split;
 mod table;
 mod walk;
 
+pub use in_order::Bounded;
 pub use level::WalkLists;
 pub use merges::Merges;
 pub use walk::Solvable;

@@ -36,6 +36,18 @@ pub struct Solvable {
 }
 
 impl Solvable {
+    /// The counts of a walk that kept no boards: the solvable states at
+    /// each depth from `lowest`, shallowest first.
+    pub(crate) fn counted(counts: Vec<u64>, lowest: usize) -> Solvable {
+        Solvable {
+            counts,
+            lowest,
+            depth: lowest,
+            at_depth: Vec::new(),
+            below: None,
+        }
+    }
+
     /// Solvable states at depth `d`, if the walk reached it.
     pub fn count(&self, d: usize) -> Option<u64> {
         d.checked_sub(self.lowest)
@@ -154,15 +166,9 @@ impl Merges {
         visit: &mut impl Visit,
     ) -> Result<(Vec<u64>, usize), SearchError> {
         let n = self.n;
-        let all = self.all();
         let mut level = Level::empty(lists.take(n));
         for bottom in 0..n {
-            let words: Vec<Word> = bits(all)
-                .filter(|&top| self.bottoms(all, top) >> bottom & 1 == 1)
-                .map(|top| {
-                    (ones(all & !(1 << bottom)) * bottom as u64) | (top as u64) << (4 * bottom)
-                })
-                .collect();
+            let words = self.one_stack(bottom);
             if !words.is_empty() {
                 level.boards += words.len();
                 level.sets[1 << bottom] = words;
@@ -248,6 +254,16 @@ impl Merges {
         lists.keep(level.sets, &level.used);
         counts.reverse();
         Ok((counts, peak.max(visit.bytes())))
+    }
+
+    /// The groupings of every card in one stack on `bottom`, one per top
+    /// it can have: where the walk back starts.
+    pub(super) fn one_stack(&self, bottom: usize) -> Vec<Word> {
+        let all = self.all();
+        bits(all)
+            .filter(|&top| self.bottoms(all, top) >> bottom & 1 == 1)
+            .map(|top| (ones(all & !(1 << bottom)) * bottom as u64) | (top as u64) << (4 * bottom))
+            .collect()
     }
 
     /// The boards of a depth's groupings, sorted.

@@ -8,7 +8,7 @@ use crate::engine::analysis::{AnalysisOptions, Depth, ProgressHook};
 use crate::engine::card::Card;
 use crate::engine::estimate::{EstimateOptions, estimate_halfway};
 use crate::engine::feature::{Feature, FeatureSet};
-use crate::engine::features::{Features, HalfwayParts, features_for};
+use crate::engine::features::{Features, HalfwayStart, features_for};
 use crate::engine::halfway::WalkLists;
 use crate::engine::limits::{Limits, SearchError};
 use crate::engine::state::{Grid, MAX_CELLS, State};
@@ -37,8 +37,9 @@ pub struct Scorer<'a> {
 enum Known {
     /// Its score.
     Scored(Score),
-    /// Every feature but the halfway ratio, and that ratio's numerator: a
-    /// step screened out before its states were counted.
+    /// Every feature but the halfway ratio, and a lower bound on that
+    /// ratio's numerator (the numerator itself when the walk back went to
+    /// the end): a step screened out before its states were counted.
     Numerator(Box<Features>, u64),
 }
 
@@ -223,28 +224,45 @@ impl<'a> Scorer<'a> {
             return Ok(Judged::Screened);
         }
         let state = to_state(cells, grid);
-        let parts = HalfwayParts::new(&state, self.reads, &self.opts, &mut self.walk_lists)?;
-        // The features but the halfway ratio, with what the agents found
+        let start = HalfwayStart::new(&state, self.reads, &self.opts)?;
+        // The features but the halfway ones, with what the agents found
         // (they play once a step).
-        let mut partial = parts.features_with(None);
+        let mut partial = start.features();
         self.play(&mut partial, &state)?;
-        if !parts.solvable() {
+        if !start.solvable() {
             // The penalty, whatever the ratio.
             return Ok(Judged::Scored(self.remember(cells, &partial, None)));
         }
+        let mut lists = std::mem::take(&mut self.walk_lists);
+        let walked = match bar {
+            // The energy rises with the halfway ratio, so a step beaten on
+            // the solvable states found so far is beaten on all of them:
+            // the walk stops there.
+            Some(bar) => start.walk_until(&self.opts, &mut lists, |found| {
+                self.beaten(&partial, found, bar)
+            }),
+            None => start.walk(&self.opts, &mut lists).map(Ok),
+        };
+        self.walk_lists = lists;
+        let parts = match walked? {
+            Ok(parts) => parts,
+            Err(at_least) => {
+                self.memo
+                    .insert(*cells, Known::Numerator(Box::new(partial), at_least));
+                return Ok(Judged::Screened);
+            }
+        };
         let solvable = parts.halfway_solvable();
         if let Some(bar) = bar {
-            let f = partial.clone();
+            let f = with_plays(parts.features_with(None), &partial);
             if self.beaten(&f, solvable, bar) {
                 self.memo
                     .insert(*cells, Known::Numerator(Box::new(f), solvable));
                 return Ok(Judged::Screened);
             }
         }
-        let (mut f, states) = parts.finish_counted(&self.opts)?;
-        f.playout_win_rate = partial.playout_win_rate;
-        f.greedy_wins = partial.greedy_wins;
-        f.mcts_budget = partial.mcts_budget;
+        let (f, states) = parts.finish_counted(&self.opts)?;
+        let f = with_plays(f, &partial);
         Ok(Judged::Scored(self.remember(cells, &f, Some(states))))
     }
 
@@ -303,6 +321,16 @@ impl Score {
     /// The order of scores: solvable before unsolvable, then lower energy.
     pub(super) fn key(&self) -> (bool, f64) {
         (!self.solvable, self.energy)
+    }
+}
+
+/// `f` with the difficulty features the agents found in `played`.
+fn with_plays(f: Features, played: &Features) -> Features {
+    Features {
+        playout_win_rate: played.playout_win_rate,
+        greedy_wins: played.greedy_wins,
+        mcts_budget: played.mcts_budget,
+        ..f
     }
 }
 

@@ -44,12 +44,30 @@ fn a_screened_step_is_worse_even_with_the_screens_share_of_states() {
                 // already beats the bar's ratio.
                 let (ratio, states) = exact_ratio(&state);
                 let solvable = (ratio * states as f64).round();
-                assert!(solvable / (screen * bar_states as f64) > bar.energy);
+                let lowest = solvable / (screen * bar_states as f64);
+                assert!(lowest > bar.energy);
                 screened += 1;
+                // The walk stopped at the bar, so what the scorer kept is
+                // a lower bound: against a bar the whole numerator does
+                // not beat, the step is scored exactly, not screened.
+                let loose = Score {
+                    energy: lowest,
+                    ..bar
+                };
+                let Judged::Scored(again) = scorer.judge(&cells, grid, Some(loose)).unwrap() else {
+                    panic!("screened against a bar it does not beat");
+                };
+                assert_eq!(again.energy, ratio);
             }
             Judged::Scored(score) => {
                 let exact = e5.eval(&features_for(&state, FeatureSet::ALL, &scorer.opts).unwrap());
                 assert_eq!(score.energy, exact);
+                // Not screened: not beaten by its whole numerator either
+                // (unsolvable puzzles score the penalty, never screened).
+                if score.solvable {
+                    let solvable = (exact * score.halfway_states.unwrap() as f64).round();
+                    assert!(solvable / (screen * bar_states as f64) <= bar.energy);
+                }
                 scored += 1;
             }
         }
