@@ -32,8 +32,11 @@
 //! The parts: [`Merges`], the table of the stacks each set of cards can
 //! become (`merges`); the count of distinct states by sets of pairs
 //! (`count`); the walk back and the tension (`walk`), with the splits of
-//! each stack it meets (`split`). Here: the counts together, and the words
-//! the walk back keeps its groupings in.
+//! each stack it meets (`split`), its lists (`level`) and its depths shared
+//! among threads (`shared`); the same walk in the numeric order of the sets
+//! of bottoms, which can stop as soon as its count passes a bar
+//! (`in_order`); the full per-depth table (`table`). Here: the counts
+//! together, and the words the walk back keeps its groupings in.
 
 mod count;
 mod in_order;
