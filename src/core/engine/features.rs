@@ -313,20 +313,19 @@ impl HalfwayStart {
 
     /// [`HalfwayStart::walk`] that stops as soon as `enough` says yes to
     /// the solvable states found so far at the halfway depth (it hears each
-    /// new total), giving that total, a lower bound on the halfway
-    /// numerator (`Err`). Only when the features wanted read nothing else
-    /// of the walk (no other depth's ratio, no tension): otherwise the walk
-    /// goes to the end, as [`HalfwayStart::walk`]'s.
+    /// new total). Only when the features wanted read nothing else of the
+    /// walk (no other depth's ratio, no tension): otherwise the walk goes
+    /// to the end, as [`HalfwayStart::walk`]'s.
     pub fn walk_until(
         self,
         opts: &AnalysisOptions,
         lists: &mut WalkLists,
         enough: impl FnMut(u64) -> bool,
-    ) -> Result<Result<HalfwayParts, u64>, SearchError> {
+    ) -> Result<Walked, SearchError> {
         let reads_more =
             self.wanted.deepest_ratio() > 0 || self.wanted.contains(Feature::MidgameTension);
         if reads_more {
-            return self.walk(opts, lists).map(Ok);
+            return Ok(Walked::Whole(Box::new(self.walk(opts, lists)?)));
         }
         let half = self.merges.cards() / 2;
         let counts = match self
@@ -334,19 +333,28 @@ impl HalfwayStart {
             .walk_in_order(half, lists, &opts.limits, enough)?
         {
             Bounded::Whole(counts) => counts,
-            Bounded::AtLeast(found) => return Ok(Err(found)),
+            Bounded::AtLeast(found) => return Ok(Walked::AtLeast(found)),
         };
         let steps = self.steps(half);
         tell(opts, steps - 1, steps, counts[0] as usize);
-        Ok(Ok(HalfwayParts {
+        Ok(Walked::Whole(Box::new(HalfwayParts {
             walk: Solvable::counted(counts, half),
             start: self,
             shallow: Vec::new(),
             tension: None,
             told: steps - 1,
             steps,
-        }))
+        })))
     }
+}
+
+/// How a walk back that may stop at a bar ended.
+pub enum Walked {
+    /// It went to the end.
+    Whole(Box<HalfwayParts>),
+    /// It stopped at the bar, having found this many solvable states at the
+    /// halfway depth: a lower bound on the halfway ratio's numerator.
+    AtLeast(u64),
 }
 
 /// The fast exact features in two parts. The first is every feature but

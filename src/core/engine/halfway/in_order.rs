@@ -7,7 +7,7 @@
 //! numerators many times its bar, which a few percent of their walk show.
 
 use super::Word;
-use super::level::{COMPACT_AT, LOOK_EVERY, Sink, WalkLists, WordSet};
+use super::level::{Finish, LOOK_EVERY, Sink, WalkLists, WordSet};
 use super::merges::Merges;
 use super::split::SplitCache;
 use crate::engine::board::bits;
@@ -25,27 +25,18 @@ pub enum Bounded {
 }
 
 /// The lists of an in-order walk: each set of bottoms' words, gathered
-/// until the walk reaches it; emptied lists kept for sets yet to gather.
+/// until the walk reaches it, and what compacts them and keeps emptied
+/// lists for sets yet to gather (the depth walk's own).
 struct InOrder {
     raw: Vec<Vec<Word>>,
-    spare: Vec<Vec<Word>>,
+    lists: Finish,
 }
 
 impl InOrder {
-    /// Keeps an emptied list for another set of bottoms.
-    fn recycle(&mut self, mut words: Vec<Word>) {
-        if words.capacity() > 0 && words.capacity() <= COMPACT_AT * 4 && self.spare.len() < 1 << 12
-        {
-            words.clear();
-            self.spare.push(words);
-        }
-    }
-
     /// Bytes held, roughly.
     fn bytes(&self) -> usize {
-        let lists: usize = self.raw.iter().map(Vec::capacity).sum();
-        let spare: usize = self.spare.iter().map(Vec::capacity).sum();
-        (lists + spare) * 8 + self.raw.len() * std::mem::size_of::<Vec<Word>>()
+        let words: usize = self.raw.iter().map(Vec::capacity).sum();
+        words * 8 + self.raw.len() * std::mem::size_of::<Vec<Word>>() + self.lists.bytes()
     }
 }
 
@@ -53,17 +44,13 @@ impl Sink for InOrder {
     #[inline]
     fn take(&mut self, bottoms: u16) -> Vec<Word> {
         let words = std::mem::take(&mut self.raw[bottoms as usize]);
-        if words.capacity() == 0 {
-            self.spare.pop().unwrap_or_default()
-        } else {
-            words
-        }
+        self.lists.list(words)
     }
 
     #[inline]
     fn put(&mut self, bottoms: u16, words: Vec<Word>, _new: bool) {
         if words.is_empty() {
-            self.recycle(words);
+            self.lists.recycle(words);
         } else {
             self.raw[bottoms as usize] = words;
         }
@@ -93,7 +80,7 @@ impl Merges {
         let all = self.all();
         let mut lists_of = InOrder {
             raw: lists.take(n),
-            spare: Vec::new(),
+            lists: Finish::new(),
         };
         for bottom in 0..n {
             lists_of.raw[1 << bottom] = self.one_stack(bottom);
@@ -124,7 +111,7 @@ impl Merges {
             counts[depth] += boards as u64;
             if depth == lowest {
                 found += boards as u64;
-                lists_of.recycle(words);
+                lists_of.lists.recycle(words);
                 if enough(found) {
                     stopped = true;
                     break;
@@ -147,13 +134,9 @@ impl Merges {
             until_look = until_look.saturating_sub(made);
             for new in bits(all & !bottoms) {
                 let to = (bottoms | 1 << new) as usize;
-                let gathered = &mut lists_of.raw[to];
-                if gathered.len() > COMPACT_AT.max(2 * kept[to] as usize) {
-                    set.dedup(gathered);
-                    kept[to] = gathered.len() as u32;
-                }
+                lists_of.lists.compact(&mut lists_of.raw[to], &mut kept[to]);
             }
-            lists_of.recycle(words);
+            lists_of.lists.recycle(words);
         }
         let mut raw = lists_of.raw;
         if stopped {

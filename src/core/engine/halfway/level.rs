@@ -274,7 +274,7 @@ pub(super) struct NextLevel {
 }
 
 /// Words a set of bottoms gathers before its repeats are dropped, at least.
-pub(super) const COMPACT_AT: usize = 1 << 12;
+const COMPACT_AT: usize = 1 << 12;
 
 impl NextLevel {
     /// Ready to gather the groupings of `n` cards, in lists from `lists`.

@@ -8,7 +8,7 @@ use crate::engine::analysis::{AnalysisOptions, Depth, ProgressHook};
 use crate::engine::card::Card;
 use crate::engine::estimate::{EstimateOptions, estimate_halfway};
 use crate::engine::feature::{Feature, FeatureSet};
-use crate::engine::features::{Features, HalfwayStart, features_for};
+use crate::engine::features::{Features, HalfwayStart, Walked, features_for};
 use crate::engine::halfway::WalkLists;
 use crate::engine::limits::{Limits, SearchError};
 use crate::engine::state::{Grid, MAX_CELLS, State};
@@ -241,12 +241,14 @@ impl<'a> Scorer<'a> {
             Some(bar) => start.walk_until(&self.opts, &mut lists, |found| {
                 self.beaten(&partial, found, bar)
             }),
-            None => start.walk(&self.opts, &mut lists).map(Ok),
+            None => start
+                .walk(&self.opts, &mut lists)
+                .map(|parts| Walked::Whole(Box::new(parts))),
         };
         self.walk_lists = lists;
         let parts = match walked? {
-            Ok(parts) => parts,
-            Err(at_least) => {
+            Walked::Whole(parts) => *parts,
+            Walked::AtLeast(at_least) => {
                 self.memo
                     .insert(*cells, Known::Numerator(Box::new(partial), at_least));
                 return Ok(Judged::Screened);
