@@ -35,6 +35,20 @@ pub(super) struct SplitCache {
 /// An empty entry of the split cache.
 const NONE: u32 = u32::MAX;
 
+/// The length of a stack's slot once the next depth has asked for it, until
+/// it is split.
+const ASKED: u32 = NONE - 1;
+
+/// Where the slot of the stack (`set`, `bottom`, `top`) is, its set's
+/// slots beginning at `base`: a set of k cards has k × k slots, one per
+/// (bottom, top), by their ranks among the set's cards.
+#[inline]
+fn index(base: u32, set: u16, bottom: usize, top: usize) -> usize {
+    let k = set.count_ones() as usize;
+    let rank = |card: usize| (set & ((1u16 << card) - 1)).count_ones() as usize;
+    base as usize + rank(bottom) * k + rank(top)
+}
+
 /// Cards from which a set's stacks are split only as they are asked for:
 /// a large set has many stacks, few of which the walk meets, and a pass
 /// over its subsets costs 2^k.
@@ -59,15 +73,14 @@ impl SplitCache {
     /// on its first look.
     #[inline]
     fn slot(&mut self, set: u16, bottom: usize, top: usize) -> usize {
-        let k = set.count_ones() as usize;
         let mut base = self.base[set as usize];
         if base == NONE {
             base = self.slots.len() as u32;
             self.base[set as usize] = base;
+            let k = set.count_ones() as usize;
             self.slots.resize(self.slots.len() + k * k, (0, NONE));
         }
-        let rank = |card: usize| (set & ((1u16 << card) - 1)).count_ones() as usize;
-        base as usize + rank(bottom) * k + rank(top)
+        index(base, set, bottom, top)
     }
 
     /// The flips of the stack (`set`, `bottom`, `top`), as a range of
@@ -81,8 +94,29 @@ impl SplitCache {
         bottom: usize,
         top: usize,
     ) -> std::ops::Range<usize> {
+        // A stack split before, as most are, costs two reads, inline.
+        let base = self.base[set as usize];
+        if base != NONE {
+            let (start, len) = self.slots[index(base, set, bottom, top)];
+            if len < ASKED {
+                return start as usize..(start + len) as usize;
+            }
+        }
+        self.split_new(merges, set, bottom, top)
+    }
+
+    /// [`SplitCache::of`] for a stack not split yet.
+    #[cold]
+    #[inline(never)]
+    fn split_new(
+        &mut self,
+        merges: &Merges,
+        set: u16,
+        bottom: usize,
+        top: usize,
+    ) -> std::ops::Range<usize> {
         let slot = self.slot(set, bottom, top);
-        if self.slots[slot].1 == NONE {
+        if self.slots[slot].1 >= ASKED {
             if (set.count_ones() as usize) < LARGE {
                 let stacks: Vec<(u8, u8)> = bits(set)
                     .flat_map(|t| {
@@ -108,7 +142,7 @@ impl SplitCache {
         let slot = self.slot(set, bottom, top);
         if self.slots[slot].1 == NONE {
             // Asked once: the slot stays empty until the set is split.
-            self.slots[slot].1 = NONE - 1;
+            self.slots[slot].1 = ASKED;
             self.asked.push((set, bottom as u8, top as u8));
         }
     }

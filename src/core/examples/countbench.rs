@@ -1,0 +1,84 @@
+//! The three parts of the exact halfway ratio timed apart, on one thread:
+//! the table of merges, the count of states and the walk back, each the
+//! median of several runs in one process (so a change to one part is seen
+//! without the others' noise). Figures for issue 27's halfway row.
+//!
+//! `cargo run --release -p boaf-core --example countbench -- [RUNS] PUZZLE|DEAL...`
+
+use boaf_core::engine::deal::deal;
+use boaf_core::engine::halfway::{Merges, WalkLists};
+use boaf_core::engine::limits::Limits;
+use boaf_core::engine::notation::parse_puzzle;
+use std::time::Instant;
+
+/// The median of some timings, in seconds.
+fn median(mut xs: Vec<f64>) -> f64 {
+    xs.sort_by(f64::total_cmp);
+    xs[xs.len() / 2]
+}
+
+/// The median seconds of `runs` calls of `f`, and its last result.
+fn timed<T>(runs: usize, mut f: impl FnMut() -> T) -> (f64, T) {
+    let mut times = Vec::with_capacity(runs);
+    let mut last = None;
+    for _ in 0..runs {
+        let t = Instant::now();
+        last = Some(f());
+        times.push(t.elapsed().as_secs_f64());
+    }
+    (median(times), last.expect("at least one run"))
+}
+
+fn main() {
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    // A first argument under 1000 is the number of runs; deals go above.
+    let runs = match args.first().and_then(|a| a.parse::<usize>().ok()) {
+        Some(r) if r < 1000 => {
+            args.remove(0);
+            r.max(1)
+        }
+        _ => 5,
+    };
+    if args.is_empty() {
+        eprintln!("usage: countbench [RUNS] PUZZLE|DEAL...");
+        std::process::exit(2);
+    }
+    let limits = Limits::with_cap(8 << 30);
+    let (mut all_table, mut all_count, mut all_walk) = (0.0, 0.0, 0.0);
+    for arg in &args {
+        let state = match arg.parse::<i32>() {
+            Ok(number) => deal(number),
+            Err(_) => match parse_puzzle(arg) {
+                Ok(state) => state,
+                Err(e) => {
+                    eprintln!("{arg}: {e}");
+                    std::process::exit(2);
+                }
+            },
+        };
+        let depth = state.stack_count() / 2;
+        let (table, merges) = timed(runs, || Merges::new(&state, &limits).expect("within 8 GB"));
+        let (count, states) = timed(runs, || {
+            let counts = merges.count_states(depth, &limits).expect("within 8 GB");
+            counts[depth.min(counts.len() - 1)]
+        });
+        let mut lists = WalkLists::default();
+        let (walk, solvable) = timed(runs, || {
+            merges
+                .walk_back(1, depth, depth, false, &mut lists, &limits, |_| ())
+                .expect("within 8 GB")
+                .count(depth)
+                .unwrap_or(0)
+        });
+        (all_table, all_count, all_walk) = (all_table + table, all_count + count, all_walk + walk);
+        println!(
+            "{arg:>34}  {solvable:>9} / {states:>10}  table {:.2} ms  count {count:.4} s  walk {walk:.4} s",
+            table * 1e3
+        );
+    }
+    println!(
+        "{:>34}  table {:.2} ms  count {all_count:.4} s  walk {all_walk:.4} s",
+        "total",
+        all_table * 1e3
+    );
+}
