@@ -158,6 +158,7 @@ impl Merges {
         if n > 0 {
             by_size[1] = (0..n).map(|c| self.part(1 << c)).collect();
         }
+        let mut made = Made::new(n);
         let mut slices: Vec<Vec<PartChunk>> = vec![Vec::new(); n + 1];
         if n > 0 {
             slices[1] = PartChunk::slice(&by_size[1]);
@@ -169,10 +170,8 @@ impl Merges {
                 .map(|k| by_size[k].len() * by_size[size - k].len())
                 .sum();
             let sets: Vec<u16> = if from_pairs(split_cost, pair_cost) {
-                let mut made = self.fill_from_pairs(size, &by_size, &slices, limits)?;
-                made.sort_unstable();
-                made.dedup();
-                made
+                self.fill_from_pairs(size, &by_size, &slices, &mut made, limits)?;
+                made.sets()
             } else {
                 self.fill_from_splits(size, limits)?;
                 sets_of_size(n, size).collect()
@@ -196,15 +195,15 @@ impl Merges {
     }
 
     /// Fills the sets of `size` cards from every pair of disjoint smaller
-    /// sets that can merge and whose sizes add up; returns the sets met.
+    /// sets that can merge and whose sizes add up; the sets met go to `made`.
     fn fill_from_pairs(
         &mut self,
         size: usize,
         by_size: &[Vec<Part>],
         slices: &[Vec<PartChunk>],
+        made: &mut Made,
         limits: &Limits,
-    ) -> Result<Vec<u16>, SearchError> {
-        let mut made = Vec::new();
+    ) -> Result<(), SearchError> {
         for k in 1..=size / 2 {
             let (small, large) = (&by_size[k], &by_size[size - k]);
             for (i, a) in small.iter().enumerate() {
@@ -238,12 +237,12 @@ impl Merges {
                         self.join_parts(a, b, &mut out);
                         self.join_parts(b, a, &mut out);
                         self.stacks[(a.set | b.set) as usize] = out;
-                        made.push(a.set | b.set);
+                        made.add(a.set | b.set);
                     }
                 }
             }
         }
-        Ok(made)
+        Ok(())
     }
 
     /// Fills the sets of `size` cards by trying every split of each.
@@ -402,6 +401,48 @@ impl PartChunk {
             m if m >= 64 => !0,
             m => (1u64 << m) - 1,
         }
+    }
+}
+
+/// The sets one size's pairs of parts made, each once, in numeric order: a
+/// set is made by many pairs, and a bitmap drops the repeats for less than
+/// sorting them out.
+struct Made {
+    /// A bit per set of cards.
+    bits: Vec<u64>,
+    /// The words of `bits` with a bit set.
+    words: Vec<u16>,
+}
+
+impl Made {
+    /// None made yet, for sets of `n` cards.
+    fn new(n: usize) -> Made {
+        Made {
+            bits: vec![0; (1usize << n).div_ceil(64)],
+            words: Vec::new(),
+        }
+    }
+
+    /// Notes that `set` was made.
+    #[inline]
+    fn add(&mut self, set: u16) {
+        let word = &mut self.bits[set as usize >> 6];
+        if *word == 0 {
+            self.words.push(set >> 6);
+        }
+        *word |= 1 << (set & 63);
+    }
+
+    /// The sets made since the last call, in numeric order; forgets them.
+    fn sets(&mut self) -> Vec<u16> {
+        self.words.sort_unstable();
+        let mut sets = Vec::new();
+        for &at in &self.words {
+            let word = std::mem::take(&mut self.bits[at as usize]);
+            sets.extend(bits64(word).map(|bit| at << 6 | bit as u16));
+        }
+        self.words.clear();
+        sets
     }
 }
 
