@@ -3,7 +3,8 @@
 //! median of several runs in one process (so a change to one part is seen
 //! without the others' noise). Figures for issue 27's halfway row.
 //!
-//! `cargo run --release -p boaf-core --example countbench -- [RUNS] PUZZLE|DEAL...`
+//! `cargo run --release -p boaf-core --example countbench -- [--runs N] PUZZLE|DEAL...`
+//! (five runs unless `--runs` says otherwise).
 
 use boaf_core::engine::deal::deal;
 use boaf_core::engine::halfway::{Merges, WalkLists};
@@ -31,16 +32,19 @@ fn timed<T>(runs: usize, mut f: impl FnMut() -> T) -> (f64, T) {
 
 fn main() {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
-    // A first argument under 1000 is the number of runs; deals go above.
-    let runs = match args.first().and_then(|a| a.parse::<usize>().ok()) {
-        Some(r) if r < 1000 => {
-            args.remove(0);
-            r.max(1)
+    let mut runs = 5;
+    if let Some(at) = args.iter().position(|a| a == "--runs") {
+        match args.get(at + 1).and_then(|r| r.parse::<usize>().ok()) {
+            Some(r) if r > 0 => runs = r,
+            _ => {
+                eprintln!("--runs needs a number of runs above 0");
+                std::process::exit(2);
+            }
         }
-        _ => 5,
-    };
+        args.drain(at..at + 2);
+    }
     if args.is_empty() {
-        eprintln!("usage: countbench [RUNS] PUZZLE|DEAL...");
+        eprintln!("usage: countbench [--runs N] PUZZLE|DEAL...");
         std::process::exit(2);
     }
     let limits = Limits::with_cap(8 << 30);
