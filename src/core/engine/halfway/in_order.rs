@@ -43,17 +43,12 @@ impl InOrder {
 impl Sink for InOrder {
     #[inline]
     fn take(&mut self, bottoms: u16) -> Vec<Word> {
-        let words = std::mem::take(&mut self.raw[bottoms as usize]);
-        self.lists.list(words)
+        self.lists.take(&mut self.raw, bottoms)
     }
 
     #[inline]
     fn put(&mut self, bottoms: u16, words: Vec<Word>, _new: bool) {
-        if words.is_empty() {
-            self.lists.recycle(words);
-        } else {
-            self.raw[bottoms as usize] = words;
-        }
+        self.lists.put(&mut self.raw, bottoms, words);
     }
 }
 

@@ -225,6 +225,27 @@ impl Finish {
         }
     }
 
+    /// The list of the set `bottoms` in `raw`, taken out to be filled (see
+    /// [`Finish::list`]).
+    #[inline]
+    pub(super) fn take(&mut self, raw: &mut [Vec<Word>], bottoms: u16) -> Vec<Word> {
+        let words = std::mem::take(&mut raw[bottoms as usize]);
+        self.list(words)
+    }
+
+    /// Puts back into `raw` the list of the set `bottoms` taken with
+    /// [`Finish::take`], or keeps it for another set when it is empty;
+    /// whether it went back.
+    #[inline]
+    pub(super) fn put(&mut self, raw: &mut [Vec<Word>], bottoms: u16, words: Vec<Word>) -> bool {
+        if words.is_empty() {
+            self.recycle(words);
+            return false;
+        }
+        raw[bottoms as usize] = words;
+        true
+    }
+
     /// Keeps an emptied list for another set of bottoms.
     pub(super) fn recycle(&mut self, mut words: Vec<Word>) {
         if words.capacity() > 0 && words.capacity() <= COMPACT_AT * 4 && self.spare.len() < 1 << 12
@@ -338,23 +359,17 @@ impl Sink for NextLevel {
     /// set when it has none yet: fewer lists grow from nothing.
     #[inline]
     fn take(&mut self, bottoms: u16) -> Vec<Word> {
-        let words = std::mem::take(&mut self.raw[bottoms as usize]);
-        self.finish.list(words)
+        self.finish.take(&mut self.raw, bottoms)
     }
 
     #[inline]
     fn put(&mut self, bottoms: u16, words: Vec<Word>, new: bool) {
-        if words.is_empty() {
-            self.finish.recycle(words);
-            return;
-        }
-        if new {
+        if self.finish.put(&mut self.raw, bottoms, words) && new {
             // Its sources are the sets one bottom smaller, the last of
             // them the set without its lowest bottom.
             self.pending
                 .push(Reverse((bottoms & (bottoms - 1), bottoms)));
         }
-        self.raw[bottoms as usize] = words;
     }
 }
 
