@@ -508,10 +508,10 @@ mod tests {
 
     /// A prototype of the walk back with its splits in lexicographic normal
     /// form (README, issue 27, not built into the walk yet): splits of
-    /// different stacks commute, so a split may follow the last ones only
-    /// if it splits a stack one of them made, or one whose bottom is above
-    /// those of every split since. Each grouping carries the bottoms it may
-    /// still split. Returns, for each depth from the last down to `lowest`,
+    /// different stacks commute, so a stack is split only if every split
+    /// since it was made split a stack with a lower bottom. Each grouping
+    /// carries the bottoms it may still split, joined over the ways it is
+    /// met. Returns, for each depth from the last down to `lowest`,
     /// its boards, and the predecessors made with and without the rule.
     fn split_order(merges: &Merges, lowest: usize) -> Vec<(usize, usize, usize)> {
         use std::collections::{HashMap, HashSet};
