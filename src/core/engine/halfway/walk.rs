@@ -331,7 +331,7 @@ impl Merges {
     pub(super) fn ask_splits(&self, bottoms: u16, words: &[Word], splits: &mut SplitCache) {
         for &w in words {
             for bottom in bits(bottoms & !zero_nibbles(w ^ CARDS)) {
-                let group = (owned_by(w, bottom) & !bottoms | 1 << bottom) & self.all();
+                let group = self.stack_cards(w, bottoms, bottom);
                 splits.ask(group, bottom, nibble(w, bottom));
             }
         }
@@ -372,14 +372,11 @@ impl Merges {
             // A one-card stack is its own top; the others are split.
             let alone = zero_nibbles(w ^ CARDS);
             for bottom in bits(bottoms & !alone) {
-                let group = (owned_by(w, bottom) & !bottoms | 1 << bottom) & self.all();
+                let group = self.stack_cards(w, bottoms, bottom);
                 let top = nibble(w, bottom);
                 if group.count_ones() == 2 {
-                    // Two cards split one way: the top moved onto the
-                    // bottom, which a stack of the two proves legal.
-                    let flip = ((bottom ^ top) as u64) << (4 * top)
-                        | ((top ^ bottom) as u64) << (4 * bottom);
-                    to[top].push((w ^ flip) & keep[top]);
+                    // Two cards split one way (see `two_card_flip`).
+                    to[top].push((w ^ two_card_flip(bottom, top)) & keep[top]);
                     made += 1;
                     continue;
                 }
@@ -410,6 +407,13 @@ impl Merges {
             );
         }
         made
+    }
+
+    /// The cards of the stack on `bottom` in the grouping `w`, whose
+    /// bottoms are `bottoms`.
+    #[inline]
+    fn stack_cards(&self, w: Word, bottoms: u16, bottom: usize) -> u16 {
+        (owned_by(w, bottom) & !bottoms | 1 << bottom) & self.all()
     }
 
     /// The packed board of a grouping (bottoms' cells and their tops).
@@ -474,6 +478,13 @@ impl Merges {
     }
 }
 
+/// The flip that splits a stack of two cards: its top moved onto its
+/// bottom, which a stack of the two proves legal.
+#[inline]
+fn two_card_flip(bottom: usize, top: usize) -> Word {
+    ((bottom ^ top) as u64) << (4 * top) | ((top ^ bottom) as u64) << (4 * bottom)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -532,13 +543,11 @@ mod tests {
             let (mut all, mut ruled) = (0, 0);
             for (&(bottoms, w), &allowed) in &level {
                 for bottom in bits(bottoms & !zero_nibbles(w ^ CARDS)) {
-                    let group = (owned_by(w, bottom) & !bottoms | 1 << bottom) & merges.all();
+                    let group = merges.stack_cards(w, bottoms, bottom);
                     let top = nibble(w, bottom);
                     let flips: Vec<(Word, usize)> = if group.count_ones() == 2 {
                         // The walk splits two cards without the cache.
-                        let flip = ((bottom ^ top) as u64) << (4 * top)
-                            | ((top ^ bottom) as u64) << (4 * bottom);
-                        vec![(flip, top)]
+                        vec![(two_card_flip(bottom, top), top)]
                     } else {
                         let range = splits.of(merges, group, bottom, top);
                         let news = &splits.news[range.clone()];
