@@ -116,6 +116,10 @@ impl Merges {
     }
 }
 
+/// Families of this many entries or fewer are read entry by entry, not
+/// bit-sliced.
+const SMALL_FAMILY: usize = 6;
+
 /// 64 entries of a family, bit-sliced: which hold each card, and which
 /// have each number of cards or fewer.
 type Chunk = ([u64; MAX_CELLS], [u64; MAX_CELLS + 1]);
@@ -206,26 +210,30 @@ impl PairWalk<'_> {
         // Bit-sliced family: holders[j][c] has bit i when entry 64j + i
         // holds card c, so the entries clear of a set of cards are found
         // 64 at a time; sized[j][k] has those of k cards or fewer.
-        let chunks = fits.div_ceil(64);
+        // A small family is read entry by entry: slicing it would cost more
+        // than it saves (most families met have one to three entries).
+        let small = fits <= SMALL_FAMILY;
         let mut holders = std::mem::take(&mut self.holders[pairs]);
         holders.clear();
-        holders.resize(chunks, ([0; MAX_CELLS], [0; MAX_CELLS + 1]));
-        let mut upto = [0usize; MAX_CELLS + 1];
-        for (i, &entry) in family[..fits].iter().enumerate() {
-            let held = &mut holders[i / 64].0;
-            for card in bits(entry as u16) {
-                held[card] |= 1 << (i % 64);
+        if !small {
+            holders.resize(fits.div_ceil(64), ([0; MAX_CELLS], [0; MAX_CELLS + 1]));
+            let mut upto = [0usize; MAX_CELLS + 1];
+            for (i, &entry) in family[..fits].iter().enumerate() {
+                let held = &mut holders[i / 64].0;
+                for card in bits(entry as u16) {
+                    held[card] |= 1 << (i % 64);
+                }
+                upto[(entry >> 16) as usize] += 1;
             }
-            upto[(entry >> 16) as usize] += 1;
-        }
-        // The family is sorted by size, so those of k cards or fewer come
-        // first.
-        for k in 0..=room {
-            if k > 0 {
-                upto[k] += upto[k - 1];
-            }
-            for (j, (_, sized)) in holders.iter_mut().enumerate() {
-                sized[k] = PartChunk::upto(upto[k], j);
+            // The family is sorted by size, so those of k cards or fewer
+            // come first.
+            for k in 0..=room {
+                if k > 0 {
+                    upto[k] += upto[k - 1];
+                }
+                for (j, (_, sized)) in holders.iter_mut().enumerate() {
+                    sized[k] = PartChunk::upto(upto[k], j);
+                }
             }
         }
         let mut out = std::mem::take(&mut self.families[pairs + 1]);
@@ -259,32 +267,25 @@ impl PairWalk<'_> {
                     continue;
                 }
                 out.clear();
-                // With one set for the pair, every union is new.
-                let single = kept == 1;
+                // With one set for the pair, or one in the family, every
+                // union is new.
+                let single = kept == 1 || fits == 1;
                 let mut deepest = 0u64;
-                for &more in &avail[..kept] {
-                    let x = more as u16;
-                    // Entries of `room_left` cards fill the room: their unions
-                    // are states at the last depth, counted, not visited.
-                    let room_left = room - (more >> 16) as usize;
-                    for (j, (held, sized)) in holders.iter().enumerate() {
-                        let mut clear = sized[room_left] & !(held[bottom] | held[top]);
-                        for card in bits(x) {
-                            clear &= !held[card];
-                        }
-                        let fewer = if room_left == 0 {
-                            0
-                        } else {
-                            sized[room_left - 1]
-                        };
-                        if single {
-                            deepest += (clear & !fewer).count_ones() as u64;
-                            clear &= fewer;
-                        }
-                        while clear != 0 {
-                            let i = 64 * j + clear.trailing_zeros() as usize;
-                            clear &= clear - 1;
-                            let buried = family[i];
+                if small {
+                    let ends = 1 << bottom | 1 << top;
+                    for &more in &avail[..kept] {
+                        let x = more as u16;
+                        let room_left = room - (more >> 16) as usize;
+                        let blocked = x | ends;
+                        for &buried in &family[..fits] {
+                            let size = (buried >> 16) as usize;
+                            if size > room_left {
+                                // Sorted by size: the rest are larger.
+                                break;
+                            }
+                            if buried as u16 & blocked != 0 {
+                                continue;
+                            }
                             let union = buried as u16 | x;
                             if !single {
                                 let (word, bit) = (union as usize >> 6, 1u64 << (union & 63));
@@ -292,13 +293,56 @@ impl PairWalk<'_> {
                                     continue;
                                 }
                                 self.seen[word] |= bit;
-                                if fewer >> (i % 64) & 1 == 0 {
-                                    deepest += 1;
+                            }
+                            if size == room_left {
+                                deepest += 1;
+                                if !single {
                                     filled.push(union);
-                                    continue;
                                 }
+                                continue;
                             }
                             out.push((buried + (more & 0xffff_0000)) | union as u32);
+                        }
+                    }
+                } else {
+                    for &more in &avail[..kept] {
+                        let x = more as u16;
+                        // Entries of `room_left` cards fill the room: their unions
+                        // are states at the last depth, counted, not visited.
+                        let room_left = room - (more >> 16) as usize;
+                        for (j, (held, sized)) in holders.iter().enumerate() {
+                            let mut clear = sized[room_left] & !(held[bottom] | held[top]);
+                            for card in bits(x) {
+                                clear &= !held[card];
+                            }
+                            let fewer = if room_left == 0 {
+                                0
+                            } else {
+                                sized[room_left - 1]
+                            };
+                            if single {
+                                deepest += (clear & !fewer).count_ones() as u64;
+                                clear &= fewer;
+                            }
+                            while clear != 0 {
+                                let i = 64 * j + clear.trailing_zeros() as usize;
+                                clear &= clear - 1;
+                                let buried = family[i];
+                                let union = buried as u16 | x;
+                                if !single {
+                                    let (word, bit) = (union as usize >> 6, 1u64 << (union & 63));
+                                    if self.seen[word] & bit != 0 {
+                                        continue;
+                                    }
+                                    self.seen[word] |= bit;
+                                    if fewer >> (i % 64) & 1 == 0 {
+                                        deepest += 1;
+                                        filled.push(union);
+                                        continue;
+                                    }
+                                }
+                                out.push((buried + (more & 0xffff_0000)) | union as u32);
+                            }
                         }
                     }
                 }
@@ -314,7 +358,12 @@ impl PairWalk<'_> {
                     filled.clear();
                 }
                 if !out.is_empty() {
-                    out.sort_unstable();
+                    // The next family must be sorted by size: with one
+                    // set on either side it is made so already.
+                    if !single {
+                        out.sort_unstable();
+                    }
+                    debug_assert!(out.is_sorted_by_key(|&e| e >> 16));
                     self.families[pairs + 1] = out;
                     self.visit(pairs + 1, taken, bottom + 1)?;
                     out = std::mem::take(&mut self.families[pairs + 1]);
