@@ -120,6 +120,18 @@ impl Merges {
 /// bit-sliced.
 const SMALL_FAMILY: usize = 6;
 
+/// Whether `union` is met for the first time since `seen` was last
+/// cleared (a bit per set of cards), marking it met.
+#[inline]
+fn first_meeting(seen: &mut [u64], union: u16) -> bool {
+    let (word, bit) = (union as usize >> 6, 1u64 << (union & 63));
+    if seen[word] & bit != 0 {
+        return false;
+    }
+    seen[word] |= bit;
+    true
+}
+
 /// 64 entries of a family, bit-sliced: which hold each card, and which
 /// have each number of cards or fewer.
 type Chunk = ([u64; MAX_CELLS], [u64; MAX_CELLS + 1]);
@@ -288,12 +300,8 @@ impl PairWalk<'_> {
                                 continue;
                             }
                             let union = buried as u16 | x;
-                            if !single {
-                                let (word, bit) = (union as usize >> 6, 1u64 << (union & 63));
-                                if self.seen[word] & bit != 0 {
-                                    continue;
-                                }
-                                self.seen[word] |= bit;
+                            if !single && !first_meeting(&mut self.seen, union) {
+                                continue;
                             }
                             if size == room_left {
                                 deepest += 1;
@@ -331,11 +339,9 @@ impl PairWalk<'_> {
                                 let buried = family[i];
                                 let union = buried as u16 | x;
                                 if !single {
-                                    let (word, bit) = (union as usize >> 6, 1u64 << (union & 63));
-                                    if self.seen[word] & bit != 0 {
+                                    if !first_meeting(&mut self.seen, union) {
                                         continue;
                                     }
-                                    self.seen[word] |= bit;
                                     if fewer >> (i % 64) & 1 == 0 {
                                         deepest += 1;
                                         filled.push(union);
