@@ -222,13 +222,15 @@ impl Merges {
                     for card in bits(a.set) {
                         fits &= !chunk.holding[card];
                     }
+                    // Read by `a`'s few tops and bottoms, not by the many
+                    // cards near them.
                     let near =
                         |cards: u16, has: &[u64; MAX_CELLS]| bits(cards).fold(0, |m, c| m | has[c]);
                     if fits != 0 {
-                        fits &= near(a.near_tops, &chunk.tops);
+                        fits &= near(a.tops, &chunk.flocked);
                     }
                     if fits != 0 {
-                        fits &= near(a.near_bottoms, &chunk.bottoms);
+                        fits &= near(a.bottoms, &chunk.lined);
                     }
                     for at in bits64(fits) {
                         let b = &large[64 * j + at];
@@ -354,15 +356,15 @@ struct Part {
     near_bottoms: u16,
 }
 
-/// 64 parts of one size, bit-sliced: which hold each card, have it on
-/// top, have it at the bottom.
+/// 64 parts of one size, bit-sliced: which hold each card, have a top
+/// that flocks with it, have a bottom in line with it.
 #[derive(Clone)]
 pub(super) struct PartChunk {
     /// The parts in this chunk.
     parts: u64,
     holding: [u64; MAX_CELLS],
-    tops: [u64; MAX_CELLS],
-    bottoms: [u64; MAX_CELLS],
+    flocked: [u64; MAX_CELLS],
+    lined: [u64; MAX_CELLS],
 }
 
 impl PartChunk {
@@ -374,14 +376,14 @@ impl PartChunk {
                 let mut chunk = PartChunk {
                     parts: PartChunk::upto(few.len(), 0),
                     holding: [0; MAX_CELLS],
-                    tops: [0; MAX_CELLS],
-                    bottoms: [0; MAX_CELLS],
+                    flocked: [0; MAX_CELLS],
+                    lined: [0; MAX_CELLS],
                 };
                 for (i, part) in few.iter().enumerate() {
                     for (has, cards) in [
                         (&mut chunk.holding, part.set),
-                        (&mut chunk.tops, part.tops),
-                        (&mut chunk.bottoms, part.bottoms),
+                        (&mut chunk.flocked, part.near_tops),
+                        (&mut chunk.lined, part.near_bottoms),
                     ] {
                         for c in bits(cards) {
                             has[c] |= 1 << i;
