@@ -136,6 +136,34 @@ fn first_meeting(seen: &mut [u64], union: u16) -> bool {
 /// have each number of cards or fewer.
 type Chunk = ([u64; MAX_CELLS], [u64; MAX_CELLS + 1]);
 
+/// Slices `family` (sorted by size, none over `room` cards) into
+/// `holders`: holders[j].0[c] has bit i when entry 64j + i holds card c, so
+/// the entries clear of a set of cards are found 64 at a time; holders[j].1[k]
+/// has those of k cards or fewer.
+fn slice(family: &[u32], room: usize, holders: &mut Vec<Chunk>) {
+    holders.resize(
+        family.len().div_ceil(64),
+        ([0; MAX_CELLS], [0; MAX_CELLS + 1]),
+    );
+    let mut upto = [0usize; MAX_CELLS + 1];
+    for (i, &entry) in family.iter().enumerate() {
+        let held = &mut holders[i / 64].0;
+        for card in bits(entry as u16) {
+            held[card] |= 1 << (i % 64);
+        }
+        upto[(entry >> 16) as usize] += 1;
+    }
+    // Sorted by size, so those of k cards or fewer come first.
+    for k in 0..=room {
+        if k > 0 {
+            upto[k] += upto[k - 1];
+        }
+        for (j, (_, sized)) in holders.iter_mut().enumerate() {
+            sized[k] = PartChunk::upto(upto[k], j);
+        }
+    }
+}
+
 /// The walk over sets of pairs that counts distinct states.
 struct PairWalk<'a> {
     pairs: &'a PairSets,
@@ -217,7 +245,11 @@ impl PairWalk<'_> {
         let room = self.depth - pairs - 1;
         // Only sets with room for a pair beside them.
         let fits = family.partition_point(|&e| (e >> 16) as usize <= room);
+        // A card in every set that fits is neither the new pair's bottom
+        // nor its top: no union would be clear of it.
+        let common = family[..fits].iter().fold(self.all, |m, &e| m & e as u16);
         let free = self.all & !used;
+        let ends = free & !common;
         let low_bits = ((1u32 << first_bottom) - 1) as u16;
         // A small family is read entry by entry: slicing it would cost more
         // than it saves (about four in five of the families met have six
@@ -226,34 +258,13 @@ impl PairWalk<'_> {
         let mut holders = std::mem::take(&mut self.holders[pairs]);
         holders.clear();
         if !small {
-            // Bit-sliced family: holders[j][c] has bit i when entry 64j + i
-            // holds card c, so the entries clear of a set of cards are found
-            // 64 at a time; sized[j][k] has those of k cards or fewer.
-            holders.resize(fits.div_ceil(64), ([0; MAX_CELLS], [0; MAX_CELLS + 1]));
-            let mut upto = [0usize; MAX_CELLS + 1];
-            for (i, &entry) in family[..fits].iter().enumerate() {
-                let held = &mut holders[i / 64].0;
-                for card in bits(entry as u16) {
-                    held[card] |= 1 << (i % 64);
-                }
-                upto[(entry >> 16) as usize] += 1;
-            }
-            // The family is sorted by size, so those of k cards or fewer
-            // come first.
-            for k in 0..=room {
-                if k > 0 {
-                    upto[k] += upto[k - 1];
-                }
-                for (j, (_, sized)) in holders.iter_mut().enumerate() {
-                    sized[k] = PartChunk::upto(upto[k], j);
-                }
-            }
+            slice(&family[..fits], room, &mut holders);
         }
         let mut out = std::mem::take(&mut self.families[pairs + 1]);
         let mut avail = std::mem::take(&mut self.avail[pairs]);
         let mut filled = std::mem::take(&mut self.filled);
-        for bottom in bits(free & !low_bits) {
-            let tops = free & self.pairs.tops_within[bottom][room - fewest] & !(1 << bottom);
+        for bottom in bits(ends & !low_bits) {
+            let tops = ends & self.pairs.tops_within[bottom][room - fewest] & !(1 << bottom);
             for top in bits(tops) {
                 if pairs == 0 && !self.takes_first_pair() {
                     continue;
