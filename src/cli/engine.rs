@@ -142,7 +142,9 @@ pub fn solve(args: SolveArgs) -> Result<ExitCode> {
     } else {
         match report.class {
             Some(c) => println!("unsolvable: {c}"),
-            None => println!("unsolvable (by exhaustive search; no single class proves it)"),
+            None => println!(
+                "unsolvable (by exhaustive search or the table of merges; no single class proves it)"
+            ),
         }
     }
     Ok(ExitCode::SUCCESS)

@@ -5,7 +5,7 @@
 use super::CHECK_EVERY;
 use crate::engine::board::{Layout, bits, connected};
 use crate::engine::limits::{Limits, SearchError};
-use crate::engine::state::{MAX_CELLS, State};
+use crate::engine::state::{MAX_CELLS, Move, State};
 
 /// For every set of a puzzle's cards, the stacks it can become: which card
 /// ends on top, and on which card's cell (the card at the bottom, which never
@@ -338,6 +338,61 @@ impl Merges {
             0
         } else {
             u16::MAX >> (16 - self.n)
+        }
+    }
+
+    /// Whether the puzzle can become one stack (one stack or none is one).
+    pub fn can_be_one_stack(&self) -> bool {
+        let all = self.all();
+        self.n <= 1 || bits(all).any(|top| self.bottoms(all, top) != 0)
+    }
+
+    /// Moves that make the puzzle one stack, read from the table, or `None`
+    /// when it cannot become one (an empty path for one stack or none).
+    pub fn path_to_one_stack(&self) -> Option<Vec<Move>> {
+        let all = self.all();
+        if self.n <= 1 {
+            return Some(Vec::new());
+        }
+        let top = bits(all).find(|&top| self.bottoms(all, top) != 0)?;
+        let bottom = self.bottoms(all, top).trailing_zeros() as usize;
+        let mut path = Vec::with_capacity(self.n - 1);
+        self.build(all, bottom, top, &mut path)?;
+        Some(path)
+    }
+
+    /// Appends to `path` moves that make the cards `set` one stack on
+    /// `bottom` with `top` on top, which the table says they can become:
+    /// the stack holding `top` that moved last and the one it landed on are
+    /// built apart (moves on other stacks commute), then joined.
+    fn build(&self, set: u16, bottom: usize, top: usize, path: &mut Vec<Move>) -> Option<()> {
+        if set == 1 << bottom {
+            return Some(());
+        }
+        let rest = set & !(1 << bottom | 1 << top);
+        let mut sub = rest;
+        loop {
+            let moved = sub | 1 << top;
+            let stayed = set & !moved;
+            let from = self.bottoms(moved, top) & self.line[bottom];
+            let under = || {
+                bits(stayed & self.flock[top]).find(|&u| self.bottoms(stayed, u) >> bottom & 1 == 1)
+            };
+            if let Some(under) = (from != 0).then(under).flatten() {
+                let new = from.trailing_zeros() as usize;
+                self.build(stayed, bottom, under, path)?;
+                self.build(moved, new, top, path)?;
+                path.push(Move {
+                    from: self.cell[new],
+                    to: self.cell[bottom],
+                });
+                return Some(());
+            }
+            if sub == 0 {
+                // The table has no such stack.
+                return None;
+            }
+            sub = (sub - 1) & rest;
         }
     }
 }
