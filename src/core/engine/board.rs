@@ -104,16 +104,29 @@ impl std::fmt::Debug for CutTable {
     }
 }
 
-/// The row/column table of a grid, built once per grid shape for the process.
-fn line_table(grid: Grid, line: [u16; MAX_CELLS]) -> Arc<CutTable> {
-    static TABLES: OnceLock<Mutex<HashMap<Grid, Arc<CutTable>>>> = OnceLock::new();
+/// The cells in line with each cell of a grid, and its row/column table,
+/// built once per grid shape for the process (every layout of a grid
+/// shares them; computing the lines costs a thousand divisions).
+fn grid_lines(grid: Grid) -> ([u16; MAX_CELLS], Arc<CutTable>) {
+    type Lines = ([u16; MAX_CELLS], Arc<CutTable>);
+    static TABLES: OnceLock<Mutex<HashMap<Grid, Lines>>> = OnceLock::new();
     let mut tables = TABLES
         .get_or_init(Default::default)
         .lock()
         .unwrap_or_else(|e| e.into_inner());
     tables
         .entry(grid)
-        .or_insert_with(|| Arc::new(CutTable::new(line, grid.cells())))
+        .or_insert_with(|| {
+            let mut line = [0u16; MAX_CELLS];
+            for (a, mask) in line.iter_mut().enumerate().take(grid.cells()) {
+                for b in 0..grid.cells() {
+                    if grid.in_line(a, b) {
+                        *mask |= 1 << b;
+                    }
+                }
+            }
+            (line, Arc::new(CutTable::new(line, grid.cells())))
+        })
         .clone()
 }
 
@@ -218,33 +231,36 @@ impl Layout {
             board.occ |= 1 << cell;
             cards.push(card);
         }
+        // The cards of each suit, and of each rank (one slot either side,
+        // so a rank's neighbours are always two slots to read).
+        let mut of_suit = [0u16; 4];
+        let mut of_rank = [0u16; 13 + 2];
+        for (i, card) in cards.iter().enumerate() {
+            of_suit[card.suit() as usize] |= 1 << i;
+            of_rank[card.rank() as usize + 1] |= 1 << i;
+        }
         let mut flock = [0u16; MAX_CELLS];
         let mut rank_flock = [0u16; MAX_CELLS];
-        for (i, a) in cards.iter().enumerate() {
-            for (j, b) in cards.iter().enumerate() {
-                if i != j && a.flocks_with(*b) {
-                    flock[i] |= 1 << j;
-                }
-                if i != j && a.rank_flocks_with(*b) {
-                    rank_flock[i] |= 1 << j;
-                }
-            }
+        for (i, card) in cards.iter().enumerate() {
+            let r = card.rank() as usize + 1;
+            let near = of_rank[r - 1] | of_rank[r] | of_rank[r + 1];
+            rank_flock[i] = near & !(1 << i);
+            flock[i] = (near | of_suit[card.suit() as usize]) & !(1 << i);
         }
-        let mut line = [0u16; MAX_CELLS];
-        for (a, mask) in line.iter_mut().enumerate().take(grid.cells()) {
-            for b in 0..grid.cells() {
-                if grid.in_line(a, b) {
-                    *mask |= 1 << b;
-                }
-            }
-        }
+        debug_assert!(cards.iter().enumerate().all(|(i, a)| {
+            cards.iter().enumerate().all(|(j, b)| {
+                (flock[i] >> j & 1 == 1) == (i != j && a.flocks_with(*b))
+                    && (rank_flock[i] >> j & 1 == 1) == (i != j && a.rank_flocks_with(*b))
+            })
+        }));
+        let (line, line_table) = grid_lines(grid);
         let layout = Layout {
             grid,
             cards,
             flock,
             rank_flock,
             line,
-            line_table: line_table(grid, line),
+            line_table,
             flock_table: None,
         };
         (layout, board)
