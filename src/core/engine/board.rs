@@ -364,8 +364,20 @@ impl Board {
     #[inline]
     pub fn moves(&self, lay: &Layout, out: &mut MoveList) {
         out.len = 0;
+        // Both relations are symmetric, so each pair of cells is looked at
+        // once, from its lower cell.
+        let mut targets = [0u16; MAX_CELLS];
         for a in bits(self.occ) {
-            for b in bits(self.targets(lay, a)) {
+            let flock = lay.flock[self.at[a] as usize];
+            let above = !((2u32 << a) - 1) as u16;
+            for b in bits(lay.line[a] & self.occ & above) {
+                let meets = (flock >> self.at[b] & 1) as u16;
+                targets[a] |= meets << b;
+                targets[b] |= meets << a;
+            }
+        }
+        for a in bits(self.occ) {
+            for b in bits(targets[a]) {
                 out.push(Move {
                     from: a as u8,
                     to: b as u8,
