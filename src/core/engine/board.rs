@@ -371,7 +371,7 @@ impl Board {
             let flock = lay.flock[self.at[a] as usize];
             let above = !((2u32 << a) - 1) as u16;
             for b in bits(lay.line[a] & self.occ & above) {
-                let meets = (flock >> self.at[b] & 1) as u16;
+                let meets = flock >> self.at[b] & 1;
                 targets[a] |= meets << b;
                 targets[b] |= meets << a;
             }
