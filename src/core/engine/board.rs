@@ -363,27 +363,7 @@ impl Board {
     /// The legal moves, ordered by (from, to).
     #[inline]
     pub fn moves(&self, lay: &Layout, out: &mut MoveList) {
-        out.len = 0;
-        // Both relations are symmetric, so each pair of cells is looked at
-        // once, from its lower cell.
-        let mut targets = [0u16; MAX_CELLS];
-        for a in bits(self.occ) {
-            let flock = lay.flock[self.at[a] as usize];
-            let above = !((2u32 << a) - 1) as u16;
-            for b in bits(lay.line[a] & self.occ & above) {
-                let meets = flock >> self.at[b] & 1;
-                targets[a] |= meets << b;
-                targets[b] |= meets << a;
-            }
-        }
-        for a in bits(self.occ) {
-            for b in bits(targets[a]) {
-                out.push(Move {
-                    from: a as u8,
-                    to: b as u8,
-                });
-            }
-        }
+        Meets::of(self, lay).moves(self, out);
     }
 
     /// The cells the top of `from` may move onto (occupied, in line and
@@ -502,6 +482,66 @@ impl Board {
     #[inline]
     pub fn pack64(&self) -> Option<u64> {
         (self.stacks() <= 12).then(|| self.pack() as u64)
+    }
+}
+
+/// Which occupied cells' tops may meet, both ways: a bit for each pair of
+/// cells in line whose tops flock. The legal moves are its pairs. Kept move
+/// by move it costs a look along one cell's lines, where
+/// [`Board::moves`] from scratch looks at every pair of cells.
+#[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
+pub struct Meets([u16; MAX_CELLS]);
+
+impl Meets {
+    /// The pairs of a board, from scratch.
+    #[inline]
+    pub fn of(board: &Board, lay: &Layout) -> Meets {
+        // Both relations are symmetric, so each pair of cells is looked at
+        // once, from its lower cell.
+        let mut meets = [0u16; MAX_CELLS];
+        for a in bits(board.occ) {
+            let flock = lay.flock[board.at[a] as usize];
+            let above = !((2u32 << a) - 1) as u16;
+            for b in bits(lay.line[a] & board.occ & above) {
+                let meet = flock >> board.at[b] & 1;
+                meets[a] |= meet << b;
+                meets[b] |= meet << a;
+            }
+        }
+        Meets(meets)
+    }
+
+    /// The pairs of `child`, made from its parent's (these) by `mv`: the
+    /// cell left is empty, and only the cell moved onto has a new top.
+    #[inline]
+    pub fn after(&self, child: &Board, lay: &Layout, mv: Move) -> Meets {
+        let (from, to) = (mv.from as usize, mv.to as usize);
+        let kept = !(1u16 << from | 1 << to);
+        let mut meets = self.0.map(|m| m & kept);
+        meets[from] = 0;
+        meets[to] = 0;
+        let flock = lay.flock[child.at[to] as usize];
+        for c in bits(lay.line[to] & child.occ) {
+            let meet = flock >> child.at[c] & 1;
+            meets[to] |= meet << c;
+            meets[c] |= meet << to;
+        }
+        Meets(meets)
+    }
+
+    /// The legal moves of `board` (whose pairs these are), ordered by
+    /// (from, to).
+    #[inline]
+    pub fn moves(&self, board: &Board, out: &mut MoveList) {
+        out.len = 0;
+        for a in bits(board.occ) {
+            for b in bits(self.0[a]) {
+                out.push(Move {
+                    from: a as u8,
+                    to: b as u8,
+                });
+            }
+        }
     }
 }
 
@@ -630,6 +670,13 @@ mod tests {
                     .collect();
                 assert_eq!(from_targets, plain);
                 assert_eq!(from_targets, list.as_slice());
+                // The pairs kept move by move are those from scratch, for
+                // every child.
+                let meets = Meets::of(&board, lay);
+                for &mv in list.as_slice() {
+                    let child = board.apply(mv);
+                    assert_eq!(meets.after(&child, lay, mv), Meets::of(&child, lay));
+                }
                 let Some(&mv) = list.as_slice().last() else {
                     break;
                 };

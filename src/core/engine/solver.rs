@@ -19,7 +19,7 @@
 //! Seed 000's general lynchpin rules are not used: their soundness is not
 //! established; the frozen lynchpin is the special case proved sound.
 
-use crate::engine::board::{Board, KeyHasher, Layout, LiveChildren, MoveList};
+use crate::engine::board::{Board, KeyHasher, Layout, LiveChildren, Meets, MoveList};
 use crate::engine::flock_cuts::FlockCuts;
 use crate::engine::halfway::Merges;
 use crate::engine::limits::{Limits, SearchError};
@@ -257,13 +257,16 @@ impl Solver {
         if frames.len() < board.stacks() as usize {
             frames.resize_with(board.stacks() as usize, Frame::default);
         }
-        let found = self.search(lay, board, board.pack(), path, &mut frames);
+        let meets = Meets::of(&board, lay);
+        let found = self.search(lay, board, board.pack(), (&meets, None), path, &mut frames);
         self.frames = frames;
         found
     }
 
     /// Depth-first search from a board that passed the cheap tests; `key` is
-    /// its packed key, kept up to date move by move. On success `path` holds
+    /// its packed key, kept up to date move by move, and `made` its parent's
+    /// [`Meets`] and the move that made it (or its own, at the root), from
+    /// which its moves are found once it is expanded. On success `path` holds
     /// the moves from this board on. (A board stored as solvable is only met
     /// again by later queries, which do not need the path.)
     fn search(
@@ -271,6 +274,7 @@ impl Solver {
         lay: &Layout,
         board: Board,
         key: u128,
+        made: (&Meets, Option<Move>),
         path: &mut Vec<Move>,
         frames: &mut [Frame],
     ) -> Result<bool, Stop> {
@@ -296,7 +300,11 @@ impl Solver {
         let (frame, below) = frames
             .split_first_mut()
             .expect("a frame for every ply down to two stacks");
-        board.moves(lay, &mut frame.list);
+        let meets = match made {
+            (parent, Some(mv)) => parent.after(&board, lay, mv),
+            (own, None) => *own,
+        };
+        meets.moves(&board, &mut frame.list);
         if stacks == 2 {
             // Two stacks in line that flock: any move wins.
             if let Some(&mv) = frame.list.as_slice().first() {
@@ -350,7 +358,8 @@ impl Solver {
             } else {
                 Board::child_key(key, mv)
             };
-            if self.search(lay, board.apply(mv), child_key, path, below)? {
+            let made = (&meets, Some(mv));
+            if self.search(lay, board.apply(mv), child_key, made, path, below)? {
                 found = true;
                 break;
             }
