@@ -396,6 +396,13 @@ impl HalfwayParts {
         self.walk.count(self.start.merges.cards() / 2).unwrap_or(0)
     }
 
+    /// At least the distinct states at the halfway depth, bounded without
+    /// counting them (see [`Merges::groupings`]).
+    pub fn halfway_states_at_most(&self) -> u64 {
+        let stacks = self.start.merges.cards();
+        self.start.merges.groupings(stacks - stacks / 2)
+    }
+
     /// Every feature, the halfway ratio taken as `halfway_ratio`.
     pub fn features_with(&self, halfway_ratio: Option<f64>) -> Features {
         let at = |d: usize| {

@@ -35,9 +35,12 @@
 //! each stack it meets (`split`), its lists (`level`) and its depths shared
 //! among threads (`shared`); the same walk in the numeric order of the sets
 //! of bottoms, which can stop as soon as its count passes a bar
-//! (`in_order`); the full per-depth table (`table`). Here: the counts
-//! together, and the words the walk back keeps its groupings in.
+//! (`in_order`); the full per-depth table (`table`); the groupings, an
+//! upper bound on the distinct states cheap beside their count (`bound`).
+//! Here: the counts together, and the words the walk back keeps its
+//! groupings in.
 
+mod bound;
 mod count;
 mod in_order;
 mod level;

@@ -78,7 +78,9 @@ pub struct SearchParams {
     /// halfway ratio: a step is first judged with its ratio's numerator
     /// over this many times the current puzzle's denominator. If even that
     /// makes it worse, it is undone without counting its states (the
-    /// costliest part). 0 counts every step.
+    /// costliest part). So is a step worse even with as many states as
+    /// its groupings, which no count exceeds (this changes no result). 0
+    /// counts every step.
     #[serde(default)]
     pub screen: f64,
     /// Fresh random starts after the first: the steps are shared out among

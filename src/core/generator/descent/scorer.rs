@@ -4,7 +4,7 @@
 
 use super::params::HalfwayMode;
 use crate::agents::difficulty::add_difficulty;
-use crate::engine::analysis::{AnalysisOptions, Depth, ProgressHook};
+use crate::engine::analysis::{AnalysisOptions, Depth, ProgressHook, ratio};
 use crate::engine::card::Card;
 use crate::engine::estimate::{EstimateOptions, estimate_halfway};
 use crate::engine::feature::{Feature, FeatureSet};
@@ -257,7 +257,12 @@ impl<'a> Scorer<'a> {
         let solvable = parts.halfway_solvable();
         if let Some(bar) = bar {
             let f = with_plays(parts.features_with(None), &partial);
-            if self.beaten(&f, solvable, bar) {
+            // Beaten even with `screen` times the current states, or with
+            // as many as the groupings, which no count exceeds: a step the
+            // count would only show worse is not counted.
+            if self.beaten(&f, solvable, bar)
+                || self.worse(&f, ratio(solvable, parts.halfway_states_at_most()), bar.0)
+            {
                 self.memo
                     .insert(*cells, Known::Numerator(Box::new(f), solvable));
                 return Ok(Judged::Screened);
@@ -272,9 +277,14 @@ impl<'a> Scorer<'a> {
     /// `solvable` states at the halfway depth is worse than `bar` even with
     /// `screen` times as many states there as the current puzzle.
     fn beaten(&self, f: &Features, solvable: u64, (bar, states): (Score, u64)) -> bool {
-        let lowest = solvable as f64 / (self.screen * states as f64);
+        self.worse(f, solvable as f64 / (self.screen * states as f64), bar)
+    }
+
+    /// Whether a puzzle with these features and `halfway_ratio` is worse
+    /// than `bar`.
+    fn worse(&self, f: &Features, halfway_ratio: f64, bar: Score) -> bool {
         let f = Features {
-            halfway_ratio: Some(lowest),
+            halfway_ratio: Some(halfway_ratio),
             ..f.clone()
         };
         let score = Score {

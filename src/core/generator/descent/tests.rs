@@ -6,7 +6,7 @@ use super::*;
 use crate::engine::card::Card;
 use crate::engine::feature::FeatureSet;
 use crate::engine::features::features_for;
-use crate::engine::halfway::halfway;
+use crate::engine::halfway::{Merges, halfway};
 use crate::engine::limits::Limits;
 use crate::engine::state::{Grid, MAX_CELLS, State};
 use crate::generator::energy::builtin;
@@ -19,6 +19,14 @@ fn exact_ratio(state: &State) -> (f64, u64) {
     (h.ratio(), h.halfway_states())
 }
 
+/// The groupings into as many stacks as the halfway depth leaves: at
+/// least its distinct states.
+fn groupings(state: &State) -> u64 {
+    let merges = Merges::new(state, &Limits::default()).unwrap();
+    let n = merges.cards();
+    merges.groupings(n - n / 2)
+}
+
 #[test]
 fn a_screened_step_is_worse_even_with_the_screens_share_of_states() {
     let e5 = builtin().get("E5").unwrap().clone();
@@ -26,8 +34,9 @@ fn a_screened_step_is_worse_even_with_the_screens_share_of_states() {
     let mut scorer = Scorer::new(&e5, Limits::default(), HalfwayMode::Exact, 1).screening(screen);
     let grid = Grid::new(4, 4).unwrap();
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
-    let (mut screened, mut scored) = (0, 0);
-    while screened < 10 || scored < 10 {
+    // Steps screened by the groupings alone, where the screen lets pass.
+    let (mut screened, mut scored, mut by_bound) = (0, 0, 0);
+    while screened < 10 || scored < 10 || by_bound == 0 {
         let (bar_cells, _) = random_cells(12, 16, &mut rng);
         let bar = scorer.score(&bar_cells, grid).unwrap();
         if !bar.solvable {
@@ -40,18 +49,21 @@ fn a_screened_step_is_worse_even_with_the_screens_share_of_states() {
         let state = to_state(&cells, grid);
         match scorer.judge(&cells, grid, Some(bar)).unwrap() {
             Judged::Screened => {
-                // Its numerator over `screen` times the bar's states
-                // already beats the bar's ratio.
+                // Its numerator over `screen` times the bar's states, or
+                // over the groupings, already beats the bar's ratio; over
+                // the groupings, so does its own ratio, which that bounds.
                 let (ratio, states) = exact_ratio(&state);
                 let solvable = (ratio * states as f64).round();
                 let lowest = solvable / (screen * bar_states as f64);
-                assert!(lowest > bar.energy);
+                let bounded = solvable / groupings(&state) as f64;
+                assert!(lowest > bar.energy || (bounded > bar.energy && ratio > bar.energy));
+                by_bound += (lowest <= bar.energy) as usize;
                 screened += 1;
                 // The walk stopped at the bar, so what the scorer kept is
                 // a lower bound: against a bar the whole numerator does
                 // not beat, the step is scored exactly, not screened.
                 let loose = Score {
-                    energy: lowest,
+                    energy: lowest.max(bounded),
                     ..bar
                 };
                 let Judged::Scored(again) = scorer.judge(&cells, grid, Some(loose)).unwrap() else {
@@ -67,6 +79,7 @@ fn a_screened_step_is_worse_even_with_the_screens_share_of_states() {
                 if score.solvable {
                     let solvable = (exact * score.halfway_states.unwrap() as f64).round();
                     assert!(solvable / (screen * bar_states as f64) <= bar.energy);
+                    assert!(solvable / groupings(&state) as f64 <= bar.energy);
                 }
                 scored += 1;
             }
