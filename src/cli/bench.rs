@@ -85,7 +85,7 @@ recomputed from the puzzle by the fast exact counts) against the median
 seconds per puzzle (one core each: keep --workers at or below the cores).
 
 Example: boaf bench search -n 16 --setting steps=50,halfway=confirm \\
-  --setting steps=1500 --setting steps=1500,screen=4";
+  --setting steps=1500 --setting steps=2500,screen=4";
 
 /// Arguments of `boaf bench search`.
 #[derive(Args)]
@@ -99,7 +99,7 @@ pub struct BenchSearchArgs {
     /// A setting to measure, as key=value,... (repeatable; see below)
     #[arg(long = "setting", value_name = "SETTING", default_values_t = [
         "steps=50,halfway=confirm".to_string(),
-        "steps=1500".to_string(),
+        "steps=2500".to_string(),
     ])]
     settings: Vec<String>,
     /// Batch seed
@@ -756,7 +756,7 @@ mod tests {
             ..SearchParams::for_cards(16)
         };
         assert_eq!(parse_setting(16, "").unwrap(), defaults);
-        assert_eq!(defaults.iterations, 1500);
+        assert_eq!(defaults.iterations, 2500);
         assert_eq!(defaults.screen, DEFAULT_SCREEN);
         assert_eq!(defaults.warmup, DEFAULT_WARMUP);
         let p = parse_setting(

@@ -63,7 +63,7 @@ pub struct GenerateArgs {
     /// Batch seed (default: from the clock, printed so the run can be repeated)
     #[arg(long)]
     seed: Option<u64>,
-    /// Steps per puzzle (default: the paper's up to 12 cards, 2500 below 10 and 800 for 10-12; 1500 above, where the paper had 50)
+    /// Steps per puzzle (default: the paper's up to 12 cards, 2500 below 10 and 800 for 10-12; 2500 above, where the paper had 50)
     #[arg(long)]
     iterations: Option<usize>,
     #[arg(long, default_value_t = DEFAULT_SWAP_IN, help = SWAP_IN_HELP)]
