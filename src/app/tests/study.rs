@@ -4,7 +4,8 @@
 //! rating; its QR code decodes to the link it shows; Stop stops; a study
 //! made from the filtered queue has exactly the puzzles shown; closing it
 //! is shown and the server refuses a join; Export writes its ratings; the
-//! Regression panel fits a study read straight from the database.
+//! Regression panel fits a study read straight from the database, and
+//! ratings by several raters with the mixed model (by one, least squares).
 
 mod common;
 
@@ -14,6 +15,7 @@ use boaf_core::engine::solver::{Verdict, solve};
 use boaf_core::engine::state::Grid;
 use boaf_core::folder::Folder;
 use boaf_core::generator::pipeline::Candidate;
+use boaf_core::study::ratings::read_ratings;
 use boaf_server::answers::NewStudy;
 use boaf_server::store::Store;
 use common::*;
@@ -24,6 +26,7 @@ use serde_json::{Value, json};
 use std::collections::BTreeSet;
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// How long a reply from the server may take before a test fails.
@@ -394,4 +397,205 @@ fn the_regression_panel_fits_a_study_straight_from_the_database() {
         h.query_by_label_contains(&format!("{} ratings by 2 raters", expected.n))
             .is_some()
     );
+}
+
+// Several raters: the Regression panel over ratings that say who rated what.
+
+/// The lme4 fixture's simulated ratings (30 raters × 40 puzzles, known rater
+/// and puzzle effects) as a ratings file, its two features named as boaf's
+/// and every deal of 8 cards; with `one_rater`, all by one rater.
+fn crossed_ratings(root: &TempDir, one_rater: bool) -> PathBuf {
+    let fixture =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../core/tests/fixtures/lme4/crossed.csv");
+    let text = std::fs::read_to_string(fixture).unwrap();
+    let mut out = String::from("rater,puzzle,halfway_ratio,rank_clusters,rating,n\n");
+    for line in text.lines().skip(1) {
+        let (rater, rest) = line.split_once(',').unwrap();
+        let rater = if one_rater { "r01" } else { rater };
+        out.push_str(&format!("{rater},{rest},8\n"));
+    }
+    let path = Folder::new(root.path()).ratings();
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, out).unwrap();
+    path
+}
+
+/// The features the crossed ratings have (both among the default ones).
+const CROSSED_FEATURES: [&str; 2] = ["halfway_ratio", "rank_clusters"];
+
+/// The Regression panel over the crossed ratings, with the table and the
+/// rows a fit uses, read in the test.
+fn crossed_panel(
+    name: &str,
+    one_rater: bool,
+) -> (
+    TempDir,
+    Harness<'static, BoafApp>,
+    boaf_core::study::ratings::RatingsTable,
+    boaf_core::study::regress::FitData,
+) {
+    let root = temp_root(name);
+    let path = crossed_ratings(&root, one_rater);
+    let mut h = harness(&root);
+    h.get_by_label("Regression").click();
+    // The fit is made in the background behind a spinner: wait for it by
+    // its result, not by a number of frames (a loaded machine needs more).
+    step_until(&mut h, Duration::from_secs(60), |app| {
+        app.fit().is_some() || app.mixed_fit().is_some()
+    });
+    let table = read_ratings(&path).unwrap();
+    let names: Vec<String> = CROSSED_FEATURES.map(String::from).to_vec();
+    let data = boaf_core::study::regress::table_data(&table, &names).unwrap();
+    (root, h, table, data)
+}
+
+/// Whether a label `value` sits in the row of a label `row` (the same height
+/// on screen): a value shown beside what it belongs to.
+fn shown_in_row(h: &Harness<'_, BoafApp>, row: &str, value: &str) -> bool {
+    let rows: Vec<f32> = h
+        .query_all_by_label(row)
+        .map(|n| n.rect().center().y)
+        .collect();
+    h.query_all_by_label(value)
+        .any(|v| rows.iter().any(|y| (v.rect().center().y - y).abs() < 2.0))
+}
+
+#[test]
+fn several_raters_get_the_mixed_model_with_variance_reliability_and_power() {
+    use boaf_core::format;
+    use boaf_core::study::mixed::{self, Model};
+    use boaf_core::study::reliability;
+    let (root, mut h, table, data) = crossed_panel("regress-mixed", false);
+    step_until(&mut h, Duration::from_secs(60), |app| {
+        app.mixed_fit().is_some()
+    });
+    h.run();
+    // What the core gives on the same rows.
+    let names: Vec<String> = CROSSED_FEATURES.map(String::from).to_vec();
+    let (raters, puzzles) = (data.texts(&table, "rater"), data.texts(&table, "puzzle"));
+    let Ok(Model::Mixed(m)) = mixed::choose(&names, &data.x, &data.y, &raters, &puzzles) else {
+        panic!("several raters get the mixed model");
+    };
+    let judged = mixed::judge(&names, &data.x, &data.y, &raters, &puzzles);
+    let (shown, shown_judged) = h.state().mixed_fit().unwrap();
+    assert_eq!((shown, shown_judged), (&m, &judged));
+    assert_eq!((m.raters, m.puzzles, m.n), (30, 40, 450));
+    assert!(h.state().fit().is_none(), "no least-squares fit");
+    // Which model, and why.
+    assert!(
+        h.query_by_label(&format!("Model: {}.", mixed::SEVERAL_RATERS_MODEL))
+            .is_some()
+    );
+    assert!(h.query_by_label_contains(mixed::ONE_RATER_MODEL).is_none());
+    // The table: each coefficient's row, rounded as shown.
+    for (c, more) in std::iter::once(&m.intercept)
+        .chain(&m.coefs)
+        .zip(&m.more_ratings)
+    {
+        for value in [
+            format::fixed(Some(c.estimate), 4),
+            format::fixed(c.std_error, 4),
+            format::fixed(c.t, 3),
+            format::p_value(c.p),
+            more.unwrap().to_string(),
+        ] {
+            assert!(shown_in_row(&h, &c.name, &value), "{}: {value}", c.name);
+        }
+    }
+    // rank_clusters (t ≈ −2.4) needs more ratings; the others have the power.
+    assert!(m.more_ratings[2].unwrap() > 0);
+    assert!(h.query_by_label(&m.summary()).is_some());
+    // The variance components with their shares.
+    for (f, variance, share) in m.components.shares() {
+        assert!(
+            shown_in_row(&h, f.label, &format!("{variance:.4}")),
+            "{}",
+            f.label
+        );
+        let share = format!("{:.0}%", 100.0 * share);
+        assert!(shown_in_row(&h, f.label, &share), "{} {share}", f.label);
+    }
+    // The reliability of the puzzle means, the ICC and the R² ceiling
+    // beside the features' R².
+    let split = judged.split_half.as_ref().unwrap();
+    for (f, v) in [
+        (reliability::SPLIT_HALF_R, split.r),
+        (reliability::SPEARMAN_BROWN, split.reliability),
+        (reliability::ICC, judged.icc.unwrap()),
+        (reliability::R2_CEILING, judged.r2_ceiling.unwrap()),
+        (reliability::FEATURES_R2, judged.features_r2.unwrap()),
+    ] {
+        assert!(shown_in_row(&h, f.label, &format!("{v:.3}")), "{}", f.label);
+    }
+    // Every figure says what it is, in the core's words: the headings…
+    for f in mixed::FIGURES
+        .iter()
+        .filter(|f| f.label != mixed::SHARE.label)
+    {
+        assert!(tooltip_of_has(&mut h, None, f.label, f.help), "{}", f.label);
+    }
+    // …and the numbers: p names its df rule, "More ratings" what it means.
+    let p = format::p_value(m.coefs[1].p);
+    assert!(tooltip_of_has(
+        &mut h,
+        None,
+        &p,
+        "puzzles − k − 1 degrees of freedom"
+    ));
+    let more = m.more_ratings[2].unwrap().to_string();
+    assert!(tooltip_of_has(&mut h, None, &more, "80% power"));
+    let share = format!("{:.0}%", 100.0 * m.components.shares()[0].2);
+    assert!(tooltip_of_has(&mut h, None, &share, mixed::SHARE.help));
+    // "Use as energy": the fixed effects, with the rated range and cards.
+    h.get_by_label("Use as energy").click();
+    h.run();
+    let text = std::fs::read_to_string(root.join("assets/fitted-energies.toml")).unwrap();
+    let book = boaf_core::generator::energy::EnergyBook::parse(&text, "fitted").unwrap();
+    let energy = &book.energies()[0];
+    let fixed = m.fixed_effects();
+    for row in 0..3 {
+        let value = |f: &str| table.number(row, f);
+        let raw: Vec<f64> = CROSSED_FEATURES.iter().map(|f| value(f).unwrap()).collect();
+        let e = energy.eval_with(true, |f| value(f.column()));
+        assert!((e + fixed.predict(&raw)).abs() < 1e-6, "row {row}");
+    }
+    let (cards, range) = energy.rated_range().split_last().unwrap();
+    assert_eq!(
+        (cards.feature.column(), cards.min, cards.max),
+        ("n", 8.0, 8.0)
+    );
+    for (r, (c, (lo, hi))) in range.iter().zip(fixed.coefs.iter().zip(&fixed.ranges)) {
+        assert_eq!(
+            (r.feature.column(), r.min, r.max),
+            (c.name.as_str(), *lo, *hi)
+        );
+    }
+    // Unticking a feature refits the mixed model on the other.
+    h.get_by_role_and_label(egui::Role::CheckBox, "rank_clusters")
+        .click();
+    step_until(&mut h, Duration::from_secs(60), |app| {
+        app.mixed_fit().is_some_and(|(m, _)| m.coefs.len() == 1)
+    });
+}
+
+#[test]
+fn one_rater_still_gets_the_least_squares_table() {
+    use boaf_core::study::mixed;
+    use boaf_core::study::regress::fit;
+    let (_root, h, _, data) = crossed_panel("regress-one-rater", true);
+    let names: Vec<String> = CROSSED_FEATURES.map(String::from).to_vec();
+    let ols = fit(&names, &data.x, &data.y).unwrap();
+    assert_eq!(h.state().fit(), Some(&ols));
+    assert!(h.state().mixed_fit().is_none());
+    assert!(
+        h.query_by_label(&format!("Model: {}.", mixed::ONE_RATER_MODEL))
+            .is_some()
+    );
+    let estimate = format!("{:.4}", ols.coefs[0].estimate);
+    assert!(shown_in_row(&h, "halfway_ratio", &estimate));
+    assert!(h.query_by_label(&ols.summary()).is_some());
+    // None of the mixed model's figures.
+    let more = boaf_core::study::reliability::MORE_RATINGS.label;
+    assert!(h.query_by_label(more).is_none());
+    assert!(h.query_by_label("Variance components").is_none());
 }

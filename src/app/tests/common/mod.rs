@@ -198,3 +198,29 @@ pub fn filter(h: &mut Harness<'_, BoafApp>, k: usize, option: &str) {
     h.get_by_role_and_label(egui::Role::Button, option).click();
     h.run();
 }
+
+/// Whether a label containing `text` shows after resting the pointer on the
+/// first widget labelled `label` (of this role, if given): its tooltip.
+pub fn tooltip_of_has(
+    h: &mut Harness<'_, BoafApp>,
+    role: Option<egui::Role>,
+    label: &str,
+    text: &str,
+) -> bool {
+    match role {
+        Some(role) => h
+            .get_all_by_role_and_label(role, label)
+            .next()
+            .unwrap()
+            .hover(),
+        None => h.get_all_by_label(label).next().unwrap().hover(),
+    }
+    // Tooltips wait for the pointer to rest; a step is a quarter second.
+    for _ in 0..4 {
+        h.step();
+    }
+    let shown = h.query_by_label_contains(text).is_some();
+    h.hover_at(egui::pos2(1.0, 1.0));
+    h.run();
+    shown
+}
