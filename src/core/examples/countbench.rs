@@ -43,6 +43,17 @@ fn main() {
         }
         args.drain(at..at + 2);
     }
+    let mut threads = 1;
+    if let Some(at) = args.iter().position(|a| a == "--threads") {
+        match args.get(at + 1).and_then(|r| r.parse::<usize>().ok()) {
+            Some(t) if t > 0 => threads = t,
+            _ => {
+                eprintln!("--threads needs a number of threads above 0");
+                std::process::exit(2);
+            }
+        }
+        args.drain(at..at + 2);
+    }
     if args.is_empty() {
         eprintln!("usage: countbench [--runs N] PUZZLE|DEAL...");
         std::process::exit(2);
@@ -63,13 +74,15 @@ fn main() {
         let depth = state.stack_count() / 2;
         let (table, merges) = timed(runs, || Merges::new(&state, &limits).expect("within 8 GB"));
         let (count, states) = timed(runs, || {
-            let counts = merges.count_states(depth, &limits).expect("within 8 GB");
+            let counts = merges
+                .count_states_on(depth, threads, &limits)
+                .expect("within 8 GB");
             counts[depth.min(counts.len() - 1)]
         });
         let mut lists = WalkLists::default();
         let (walk, solvable) = timed(runs, || {
             merges
-                .walk_back(1, depth, depth, false, &mut lists, &limits, |_| ())
+                .walk_back(threads, depth, depth, false, &mut lists, &limits, |_| ())
                 .expect("within 8 GB")
                 .count(depth)
                 .unwrap_or(0)

@@ -1,6 +1,8 @@
-//! One depth of the walk back split by several threads. The depth's sets
-//! of bottoms are dealt out in turn, so each grouping is split by one
-//! thread and each stack's splits are looked up once. A set of the next
+//! One depth of the walk back split by several threads. Each thread takes
+//! the depth's next set of bottoms as it gets free (the deepest depths,
+//! whose large stacks each thread asks for first, deal the sets out in
+//! turn), so each grouping is split by one thread and none waits long for
+//! the others at the depth's end. A set of the next
 //! depth gathers words from every thread, each in a list of its own, and
 //! is finished by one thread, its owner ([`owner`]), once every thread is
 //! past the last set that can lead to it: the same order of work as on one
@@ -94,6 +96,9 @@ struct Shared<'a> {
     bottoms: Vec<u16>,
     /// Each set's groupings, until its thread takes them.
     words: Vec<Mutex<Vec<Word>>>,
+    /// The next of `bottoms` no thread has taken, when the threads take
+    /// them as they get free.
+    next: AtomicUsize,
     gathered: &'a Gathered,
     /// For each thread, the sets of bottoms it finishes that it has not
     /// heard of yet.
@@ -221,6 +226,7 @@ impl Merges {
         let shared = Shared {
             bottoms,
             words,
+            next: AtomicUsize::new(0),
             gathered,
             inbox: (0..threads).map(|_| Mutex::new(Vec::new())).collect(),
             at: (0..threads).map(|_| AtomicU32::new(0)).collect(),
@@ -272,7 +278,19 @@ impl Merges {
             w.splits.split_asked(self);
         }
         let mut until_look = 0usize;
-        for i in mine() {
+        // Where each thread asked for its own sets' large stacks, it
+        // splits those sets; elsewhere each takes the next set as it gets
+        // free, so that none waits long for the others at the depth's end.
+        let mut dealt = mine();
+        let mut take = || {
+            if depth.ask_first {
+                dealt.next()
+            } else {
+                Some(shared.next.fetch_add(1, Ordering::Relaxed))
+                    .filter(|&i| i < shared.bottoms.len())
+            }
+        };
+        while let Some(i) = take() {
             let bottoms = shared.bottoms[i];
             shared.at[me].store(bottoms as u32, Ordering::Release);
             if shared.stop.load(Ordering::Relaxed) {
