@@ -3,8 +3,9 @@
 //! median of several runs in one process (so a change to one part is seen
 //! without the others' noise). Figures for issue 27's halfway row.
 //!
-//! `cargo run --release -p boaf-core --example countbench -- [--runs N] PUZZLE|DEAL...`
-//! (five runs unless `--runs` says otherwise).
+//! `cargo run --release -p boaf-core --example countbench -- [--runs N]
+//! [--threads T] PUZZLE|DEAL...` (five runs on one thread unless `--runs`
+//! and `--threads` say otherwise).
 
 use boaf_core::engine::deal::deal;
 use boaf_core::engine::halfway::{Merges, WalkLists};
@@ -55,7 +56,7 @@ fn main() {
         args.drain(at..at + 2);
     }
     if args.is_empty() {
-        eprintln!("usage: countbench [--runs N] PUZZLE|DEAL...");
+        eprintln!("usage: countbench [--runs N] [--threads T] PUZZLE|DEAL...");
         std::process::exit(2);
     }
     let limits = Limits::with_cap(8 << 30);
