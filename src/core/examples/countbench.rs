@@ -1,7 +1,8 @@
-//! The three parts of the exact halfway ratio timed apart (on one thread unless asked):
-//! the table of merges, the count of states and the walk back, each the
-//! median of several runs in one process (so a change to one part is seen
-//! without the others' noise). Figures for issue 27's halfway row.
+//! The three parts of the exact halfway ratio timed apart (on one thread
+//! unless asked): the table of merges, the count of states and the walk
+//! back, each the median of several runs in one process (so a change to
+//! one part is seen without the others' noise). Figures for issue 27's
+//! halfway row.
 //!
 //! `cargo run --release -p boaf-core --example countbench -- [--runs N]
 //! [--threads T] PUZZLE|DEAL...` (five runs on one thread unless `--runs`
