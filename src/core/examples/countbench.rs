@@ -32,30 +32,26 @@ fn timed<T>(runs: usize, mut f: impl FnMut() -> T) -> (f64, T) {
     (median(times), last.expect("at least one run"))
 }
 
+/// The number after `flag` in `args`, both taken out (`None` when the flag
+/// is not there); exits with a message when it is not a count above 0.
+fn take_count(args: &mut Vec<String>, flag: &str, what: &str) -> Option<usize> {
+    let at = args.iter().position(|a| a == flag)?;
+    match args.get(at + 1).and_then(|r| r.parse::<usize>().ok()) {
+        Some(n) if n > 0 => {
+            args.drain(at..at + 2);
+            Some(n)
+        }
+        _ => {
+            eprintln!("{flag} needs a number of {what} above 0");
+            std::process::exit(2);
+        }
+    }
+}
+
 fn main() {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
-    let mut runs = 5;
-    if let Some(at) = args.iter().position(|a| a == "--runs") {
-        match args.get(at + 1).and_then(|r| r.parse::<usize>().ok()) {
-            Some(r) if r > 0 => runs = r,
-            _ => {
-                eprintln!("--runs needs a number of runs above 0");
-                std::process::exit(2);
-            }
-        }
-        args.drain(at..at + 2);
-    }
-    let mut threads = 1;
-    if let Some(at) = args.iter().position(|a| a == "--threads") {
-        match args.get(at + 1).and_then(|r| r.parse::<usize>().ok()) {
-            Some(t) if t > 0 => threads = t,
-            _ => {
-                eprintln!("--threads needs a number of threads above 0");
-                std::process::exit(2);
-            }
-        }
-        args.drain(at..at + 2);
-    }
+    let runs = take_count(&mut args, "--runs", "runs").unwrap_or(5);
+    let threads = take_count(&mut args, "--threads", "threads").unwrap_or(1);
     if args.is_empty() {
         eprintln!("usage: countbench [--runs N] [--threads T] PUZZLE|DEAL...");
         std::process::exit(2);
