@@ -2,7 +2,7 @@
 
 use super::input::{
     BatchFile, Bytes, StateInput, all_cores, bar, explain, median, parse_input, pool, range_arg,
-    read_state,
+    read_state, timed_bar,
 };
 use anyhow::Result;
 use boaf_core::agents::difficulty::add_difficulty;
@@ -10,7 +10,7 @@ use boaf_core::engine::analysis::{AnalysisOptions, Depth, DepthCount, Progress};
 use boaf_core::engine::deal::{deal, deal_on};
 use boaf_core::engine::feature::{Feature, FeatureSet};
 use boaf_core::engine::features::{Features, features};
-use boaf_core::engine::halfway::halfway_on_threads;
+use boaf_core::engine::halfway::{Step, Told, halfway_told};
 use boaf_core::engine::limits::{ANALYSIS_CAP, Limits, SOLVE_CAP, SearchError};
 use boaf_core::engine::notation::{to_compact, to_grid};
 use boaf_core::engine::solver::{Solver, Verdict};
@@ -445,6 +445,24 @@ struct HalfwayReport {
     seconds: f64,
 }
 
+/// A step of the halfway ratio that ended, in words, with how many have.
+fn told_step(told: &Told) -> String {
+    let step = match told.step {
+        Step::Counted { states } => {
+            format!(
+                "{} states counted at the halfway depth",
+                format::count(states)
+            )
+        }
+        Step::Walked { depth, solvable } => format!(
+            "walked back to depth {depth}: {} solvable",
+            format::count(solvable)
+        ),
+        Step::Tension => "tension read".to_string(),
+    };
+    format!("{step} ({} of {} steps)", told.done, told.of)
+}
+
 /// Runs `boaf halfway`.
 pub fn halfway(args: HalfwayArgs) -> Result<ExitCode> {
     // Puzzles in the order given: states, then deals, then the batch file.
@@ -471,21 +489,27 @@ pub fn halfway(args: HalfwayArgs) -> Result<ExitCode> {
     }
     let limits = Limits::with_cap(args.memory_cap.fitted(1));
     let threads = args.threads.map_or_else(all_cores, usize::from);
-    let pb = bar(puzzles.len() as u64, "puzzles");
+    let pb = timed_bar(puzzles.len() as u64, "puzzles");
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let (mut bad, mut capped) = (0, 0);
     for (source, parsed) in &puzzles {
-        pb.inc(1);
         let state = match parsed {
             Ok(s) => s,
             Err(e) => {
                 bad += 1;
                 pb.suspend(|| eprintln!("{source}: bad state: {e}"));
+                pb.inc(1);
                 continue;
             }
         };
+        // One puzzle can take many seconds: its steps (the count, each
+        // depth of the walk back, the tension) show as they end.
+        pb.set_message(format!("{source}: counting"));
+        let hook = |told: Told| pb.set_message(format!("{source}: {}", told_step(&told)));
         let started = Instant::now();
-        let h = match halfway_on_threads(state, args.tension, threads, &limits) {
+        let told = halfway_told(state, args.tension, threads, &limits, Some(&hook));
+        pb.inc(1);
+        let h = match told {
             Ok(h) => h,
             // One puzzle too large for the cap does not end the batch.
             Err(e @ SearchError::MemoryCap { .. }) => {
@@ -504,15 +528,14 @@ pub fn halfway(args: HalfwayArgs) -> Result<ExitCode> {
             midgame_tension: args.tension.then_some(h.tension),
             seconds: started.elapsed().as_secs_f64(),
         };
-        if args.json {
-            writeln!(out, "{}", serde_json::to_string(&report)?)?;
+        let line = if args.json {
+            serde_json::to_string(&report)?
         } else {
             let tension = report
                 .midgame_tension
                 .map(|t| format!("  tension {}", format::fixed(t, 4)))
                 .unwrap_or_default();
-            writeln!(
-                out,
+            format!(
                 "{}  halfway ratio {} = {} / {} (depth {}){tension}  {:.3} s",
                 report.state,
                 format::decimals(Some(report.halfway_ratio), 6),
@@ -520,9 +543,11 @@ pub fn halfway(args: HalfwayArgs) -> Result<ExitCode> {
                 format::count(report.states),
                 report.depth,
                 report.seconds
-            )?;
-        }
-        out.flush()?;
+            )
+        };
+        // Written with the bar out of the way, so that on a terminal the
+        // line does not land on the bar's.
+        pb.suspend(|| writeln!(out, "{line}").and_then(|()| out.flush()))?;
     }
     pb.finish_and_clear();
     if args.stats {

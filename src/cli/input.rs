@@ -345,14 +345,29 @@ pub fn median(sorted: &[f64]) -> f64 {
 
 /// A progress bar on standard error when it is a terminal, hidden otherwise.
 pub fn bar(len: u64, what: &str) -> ProgressBar {
+    styled_bar(len, what, "({eta})")
+}
+
+/// A progress bar like [`bar`] that shows the time spent rather than the
+/// time left: for items whose times differ too much to guess it (one
+/// puzzle's halfway ratio can take a thousand times another's).
+pub fn timed_bar(len: u64, what: &str) -> ProgressBar {
+    styled_bar(len, what, "({elapsed})")
+}
+
+/// A progress bar of `len` items named `what`, with `time` after the count
+/// (hidden when standard error is not a terminal).
+fn styled_bar(len: u64, what: &str, time: &str) -> ProgressBar {
     if !std::io::stderr().is_terminal() {
         return ProgressBar::hidden();
     }
     let pb = ProgressBar::new(len);
     pb.set_style(
-        ProgressStyle::with_template("{spinner} {msg} [{bar:30}] {pos}/{len} ({eta})")
-            .expect("valid template")
-            .progress_chars("=> "),
+        ProgressStyle::with_template(&format!(
+            "{{spinner}} {{msg}} [{{bar:30}}] {{pos}}/{{len}} {time}"
+        ))
+        .expect("valid template")
+        .progress_chars("=> "),
     );
     pb.set_message(what.to_string());
     pb.enable_steady_tick(Duration::from_millis(200));

@@ -95,6 +95,56 @@ fn fast_halfway_of_deal_1_and_two_e5_puzzles() {
     }
 }
 
+/// Checks that the halfway ratio of deal 1 tells each step as it ends,
+/// against `full`, deal 1's full analysis (shared with the test below, as
+/// it takes seconds).
+fn the_halfway_ratio_tells_each_step_as_it_ends(full: &boaf_core::engine::analysis::Analysis) {
+    use boaf_core::engine::halfway::{Step, Told, halfway_told};
+    use boaf_core::engine::limits::Limits;
+    use std::sync::Mutex;
+    // The walk back's depths, 15 down to 8, with their solvable states.
+    let walked: Vec<Step> = (8..16)
+        .rev()
+        .map(|depth| Step::Walked {
+            depth,
+            solvable: full.depths[depth].solvable,
+        })
+        .collect();
+    let counted = Step::Counted {
+        states: DEAL1_STATES[8],
+    };
+    for threads in [1, 2] {
+        for tension in [false, true] {
+            let heard = Mutex::new(Vec::new());
+            let hook = |told: Told| heard.lock().unwrap().push(told);
+            let limits = Limits::default();
+            let h = halfway_told(&deal(1), tension, threads, &limits, Some(&hook)).unwrap();
+            assert_eq!(h.solvable, DEAL1_SOLVABLE[8]);
+            let heard = heard.into_inner().unwrap();
+            let of = 8 + 1 + tension as usize;
+            let case = format!("{threads} thread(s), tension {tension}");
+            assert!(heard.iter().all(|t| t.of == of), "{case}");
+            let done: Vec<usize> = heard.iter().map(|t| t.done).collect();
+            let mut sorted = done.clone();
+            sorted.sort_unstable();
+            assert_eq!(sorted, (1..=of).collect::<Vec<_>>(), "{case}");
+            // On one thread the count ends first; on two it runs beside the
+            // walk, whose depths end in order all the same.
+            let mut steps: Vec<Step> = heard.iter().map(|t| t.step).collect();
+            let at = steps.iter().position(|&s| s == counted).expect("the count");
+            if threads == 1 {
+                assert_eq!((at, done.clone()), (0, sorted.clone()), "{case}");
+            }
+            steps.remove(at);
+            let mut expected = walked.clone();
+            if tension {
+                expected.push(Step::Tension);
+            }
+            assert_eq!(steps, expected, "{case}");
+        }
+    }
+}
+
 #[test]
 fn full_depth_agrees_with_the_truncated_analysis() {
     // Settling depth 8 by the solver or by marking back from depth 15 must agree.
@@ -108,6 +158,8 @@ fn full_depth_agrees_with_the_truncated_analysis() {
     for d in &full.depths {
         assert!(d.solvable <= d.states && d.solvable > 0);
     }
+    // The same analysis checks what the halfway ratio tells as it goes.
+    the_halfway_ratio_tells_each_step_as_it_ends(&full);
 }
 
 #[test]

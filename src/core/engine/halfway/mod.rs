@@ -58,6 +58,7 @@ pub use walk::Solvable;
 use crate::engine::analysis::ratio;
 use crate::engine::limits::{Limits, SearchError};
 use crate::engine::state::State;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// The exact counts at the halfway depth of a puzzle.
 #[derive(Clone, Debug, PartialEq)]
@@ -103,20 +104,89 @@ pub fn halfway_on_threads(
     threads: usize,
     limits: &Limits,
 ) -> Result<Halfway, SearchError> {
+    halfway_told(state, tension, threads, limits, None)
+}
+
+/// A step of the exact halfway ratio, told as it ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// The count of distinct states, with those at the halfway depth.
+    Counted {
+        /// Distinct states at the halfway depth.
+        states: u64,
+    },
+    /// A depth the walk back from one stack finished.
+    Walked {
+        /// The depth (moves made).
+        depth: usize,
+        /// Its solvable states.
+        solvable: u64,
+    },
+    /// The midgame tension, read from the solvable states.
+    Tension,
+}
+
+/// What [`halfway_told`] tells its hook: a step that ended, and how many of
+/// how many have.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Told {
+    /// The step that ended.
+    pub step: Step,
+    /// Steps ended so far, this one included.
+    pub done: usize,
+    /// Steps in all.
+    pub of: usize,
+}
+
+/// [`halfway_on_threads`] telling `hook` of each step as it ends: the
+/// count; each depth of the walk back, deepest first; and the tension,
+/// when asked for. Steps end on the threads doing them, so with threads the
+/// count may end between two depths of the walk; `done` still rises by one
+/// each time.
+pub fn halfway_told(
+    state: &State,
+    tension: bool,
+    threads: usize,
+    limits: &Limits,
+    hook: Option<&(dyn Fn(Told) + Sync)>,
+) -> Result<Halfway, SearchError> {
     let merges = Merges::new(state, limits)?;
     let depth = merges.n / 2;
+    let last = merges.n.saturating_sub(1);
+    // The walk's depths (from the last to the halfway one), the count and
+    // the tension.
+    let of = last - depth + 2 + tension as usize;
+    let done = AtomicUsize::new(0);
+    let tell = |step: Step| {
+        if let Some(hook) = hook {
+            let done = done.fetch_add(1, Ordering::Relaxed) + 1;
+            hook(Told { step, done, of });
+        }
+    };
     let mut lists = WalkLists::default();
     let walk = |lists: &mut WalkLists| {
-        merges.walk_back(threads, depth, depth, tension, lists, limits, |_| ())
+        // The walk finishes one depth a call, from the last down.
+        let mut at = last + 1;
+        merges.walk_back(threads, depth, depth, tension, lists, limits, |boards| {
+            at -= 1;
+            tell(Step::Walked {
+                depth: at,
+                solvable: boards as u64,
+            })
+        })
     };
-    let (states, solvable) = crate::parallel::beside(
-        threads,
-        || merges.count_states_on(depth, threads, limits),
-        || walk(&mut lists),
-    );
+    let count = || {
+        let states = merges.count_states_on(depth, threads, limits)?;
+        let at_depth = states.get(depth).copied().unwrap_or(0);
+        tell(Step::Counted { states: at_depth });
+        Ok(states)
+    };
+    let (states, solvable) = crate::parallel::beside(threads, count, || walk(&mut lists));
     let (states, solvable) = (states?, solvable?);
     let tension = if tension {
-        merges.tension(&solvable, limits)?
+        let mean = merges.tension(&solvable, limits)?;
+        tell(Step::Tension);
+        mean
     } else {
         None
     };
