@@ -10,7 +10,7 @@ use boaf_core::engine::analysis::{AnalysisOptions, Depth, DepthCount, Progress};
 use boaf_core::engine::deal::{deal, deal_on};
 use boaf_core::engine::feature::{Feature, FeatureSet};
 use boaf_core::engine::features::{Features, features};
-use boaf_core::engine::halfway::{Step, Told, halfway_told};
+use boaf_core::engine::halfway::{Told, halfway_told};
 use boaf_core::engine::limits::{ANALYSIS_CAP, Limits, SOLVE_CAP, SearchError};
 use boaf_core::engine::notation::{to_compact, to_grid};
 use boaf_core::engine::solver::{Solver, Verdict};
@@ -445,24 +445,6 @@ struct HalfwayReport {
     seconds: f64,
 }
 
-/// A step of the halfway ratio that ended, in words, with how many have.
-fn told_step(told: &Told) -> String {
-    let step = match told.step {
-        Step::Counted { states } => {
-            format!(
-                "{} states counted at the halfway depth",
-                format::count(states)
-            )
-        }
-        Step::Walked { depth, solvable } => format!(
-            "walked back to depth {depth}: {} solvable",
-            format::count(solvable)
-        ),
-        Step::Tension => "tension read".to_string(),
-    };
-    format!("{step} ({} of {} steps)", told.done, told.of)
-}
-
 /// Runs `boaf halfway`.
 pub fn halfway(args: HalfwayArgs) -> Result<ExitCode> {
     // Puzzles in the order given: states, then deals, then the batch file.
@@ -505,7 +487,7 @@ pub fn halfway(args: HalfwayArgs) -> Result<ExitCode> {
         // One puzzle can take many seconds: its steps (the count, each
         // depth of the walk back, the tension) show as they end.
         pb.set_message(format!("{source}: counting"));
-        let hook = |told: Told| pb.set_message(format!("{source}: {}", told_step(&told)));
+        let hook = |told: Told| pb.set_message(format!("{source}: {told}"));
         let started = Instant::now();
         let told = halfway_told(state, args.tension, threads, &limits, Some(&hook));
         pb.inc(1);

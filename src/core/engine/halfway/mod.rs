@@ -138,6 +138,27 @@ pub struct Told {
     pub of: usize,
 }
 
+impl std::fmt::Display for Told {
+    /// The step in words, with how many have ended: "walked back to depth
+    /// 10: 823,297 solvable (7 of 9 steps)".
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.step {
+            Step::Counted { states } => write!(
+                f,
+                "{} states counted at the halfway depth",
+                crate::format::count(states)
+            )?,
+            Step::Walked { depth, solvable } => write!(
+                f,
+                "walked back to depth {depth}: {} solvable",
+                crate::format::count(solvable)
+            )?,
+            Step::Tension => f.write_str("tension read")?,
+        }
+        write!(f, " ({} of {} steps)", self.done, self.of)
+    }
+}
+
 /// [`halfway_on_threads`] telling `hook` of each step as it ends: the
 /// count; each depth of the walk back, deepest first; and the tension,
 /// when asked for. Steps end on the threads doing them, so with threads the
