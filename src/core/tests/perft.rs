@@ -134,6 +134,17 @@ fn the_halfway_ratio_tells_each_step_as_it_ends(full: &boaf_core::engine::analys
             let at = steps.iter().position(|&s| s == counted).expect("the count");
             if threads == 1 {
                 assert_eq!((at, done.clone()), (0, sorted.clone()), "{case}");
+                // In words, as the CLI's bar and the app's editor show them.
+                let words: Vec<String> = heard.iter().map(|t| t.to_string()).collect();
+                let counted =
+                    format!("3,216,593 states counted at the halfway depth (1 of {of} steps)");
+                let deepest = format!("walked back to depth 15: 230 solvable (2 of {of} steps)");
+                assert_eq!((&words[0], &words[1]), (&counted, &deepest), "{case}");
+                let last = format!("walked back to depth 8: 37,461 solvable (9 of {of} steps)");
+                assert_eq!(words[8], last, "{case}");
+                if tension {
+                    assert_eq!(words[9], "tension read (10 of 10 steps)");
+                }
             }
             steps.remove(at);
             let mut expected = walked.clone();
