@@ -244,7 +244,9 @@ fn ones(set: u16) -> u64 {
 }
 
 /// The cards whose nibble in `w` is `bottom`: with `bottom`, its stack,
-/// once the other bottoms (whose nibbles are tops) are left out.
+/// once the other bottoms (whose nibbles are tops) are left out. (The walk
+/// reads them from a [`Spread`] word; this is its reference.)
+#[cfg(any(test, not(target_arch = "x86_64")))]
 #[inline]
 fn owned_by(w: Word, bottom: usize) -> u16 {
     zero_nibbles(w ^ (ones(u16::MAX) * bottom as u64))
@@ -256,11 +258,82 @@ fn nibble(w: Word, card: usize) -> usize {
     (w >> (4 * card) & 0xf) as usize
 }
 
+/// A word's sixteen nibbles spread one to a byte, so that the cards whose
+/// nibble holds a value come out of one comparison of all sixteen: the
+/// stacks of a grouping cost the walk back a fifth of its time when each
+/// was read from the packed word.
+#[derive(Clone, Copy)]
+struct Spread {
+    #[cfg(target_arch = "x86_64")]
+    bytes: std::arch::x86_64::__m128i,
+    #[cfg(not(target_arch = "x86_64"))]
+    word: Word,
+}
+
+impl Spread {
+    /// The nibbles of `w`, card by card.
+    #[inline]
+    fn of(w: Word) -> Spread {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::{_mm_cvtsi64_si128, _mm_unpacklo_epi8};
+            const LOW: u64 = 0x0f0f_0f0f_0f0f_0f0f;
+            // Even cards' nibbles are the low halves of the bytes, odd
+            // cards' the high halves: interleaved, they come in card order.
+            // SAFETY: SSE2 is part of every x86_64 processor.
+            let bytes = unsafe {
+                let even = _mm_cvtsi64_si128((w & LOW) as i64);
+                let odd = _mm_cvtsi64_si128((w >> 4 & LOW) as i64);
+                _mm_unpacklo_epi8(even, odd)
+            };
+            Spread { bytes }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        Spread { word: w }
+    }
+
+    /// The cards whose nibble is `value`.
+    #[inline]
+    fn equal_to(self, value: usize) -> u16 {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::{_mm_cmpeq_epi8, _mm_movemask_epi8, _mm_set1_epi8};
+            // SAFETY: SSE2 is part of every x86_64 processor.
+            unsafe {
+                let same = _mm_cmpeq_epi8(self.bytes, _mm_set1_epi8(value as i8));
+                _mm_movemask_epi8(same) as u16
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        owned_by(self.word, value)
+    }
+
+    /// The cards whose nibble holds their own number: the one-card stacks
+    /// (a bottom that is its own top; any other card's nibble names another
+    /// card, its bottom).
+    #[inline]
+    fn own(self) -> u16 {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::{_mm_cmpeq_epi8, _mm_movemask_epi8, _mm_set_epi8};
+            // SAFETY: SSE2 is part of every x86_64 processor.
+            unsafe {
+                let cards = _mm_set_epi8(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+                _mm_movemask_epi8(_mm_cmpeq_epi8(self.bytes, cards)) as u16
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        zero_nibbles(self.word ^ CARDS)
+    }
+}
+
 /// Each card's number in its nibble.
+#[cfg(any(test, not(target_arch = "x86_64")))]
 const CARDS: u64 = 0xfedc_ba98_7654_3210;
 
 /// The nibbles of `x` that are zero, as a mask: all sixteen are tested at
 /// once, then the flags are packed.
+#[cfg(any(test, not(target_arch = "x86_64")))]
 #[inline]
 fn zero_nibbles(x: u64) -> u16 {
     const LOW3: u64 = 0x7777_7777_7777_7777;
@@ -287,6 +360,25 @@ mod tests {
             let w = ones(set) * 7;
             assert!(bits(set).all(|c| nibble(w, c) == 7));
             assert_eq!(owned_by(w, 7), set);
+        }
+        // Spread words agree with the packed ones, nibble by nibble.
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..2000 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            // Nibbles from few values, so that each value is met often.
+            let w = x & 0x3333_3333_3333_3333 | (x >> 1 & 0x4444_4444_4444_4444) & (x >> 7);
+            let spread = Spread::of(w);
+            for value in 0..16 {
+                assert_eq!(spread.equal_to(value), owned_by(w, value), "{w:#x} {value}");
+            }
+            assert_eq!(spread.own(), zero_nibbles(w ^ CARDS), "{w:#x}");
+            let spread = Spread::of(x);
+            for value in 0..16 {
+                assert_eq!(spread.equal_to(value), owned_by(x, value), "{x:#x} {value}");
+            }
+            assert_eq!(spread.own(), zero_nibbles(x ^ CARDS), "{x:#x}");
         }
     }
 }

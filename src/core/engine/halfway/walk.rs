@@ -6,7 +6,7 @@ use super::level::{LOOK_EVERY, Level, NextLevel, Sink, WalkLists};
 use super::merges::Merges;
 use super::shared::{Depth, Gathered, Worker};
 use super::split::SplitCache;
-use super::{CARDS, CHECK_EVERY, Word, nibble, ones, owned_by, zero_nibbles};
+use super::{CHECK_EVERY, Spread, Word, nibble, ones};
 use crate::engine::board::{Board, KeyHasher, MoveList, bits};
 use crate::engine::limits::{Limits, SearchError};
 use crate::engine::state::MAX_CELLS;
@@ -330,8 +330,9 @@ impl Merges {
     /// depth asks.
     pub(super) fn ask_splits(&self, bottoms: u16, words: &[Word], splits: &mut SplitCache) {
         for &w in words {
-            for bottom in bits(bottoms & !zero_nibbles(w ^ CARDS)) {
-                let group = self.stack_cards(w, bottoms, bottom);
+            let spread = Spread::of(w);
+            for bottom in bits(bottoms & !spread.own()) {
+                let group = self.stack_cards(spread, bottoms, bottom);
                 splits.ask(group, bottom, nibble(w, bottom));
             }
         }
@@ -370,9 +371,9 @@ impl Merges {
             std::array::from_fn(|_| (0, 0, 0..0));
         for &w in words {
             // A one-card stack is its own top; the others are split.
-            let alone = zero_nibbles(w ^ CARDS);
-            for bottom in bits(bottoms & !alone) {
-                let group = self.stack_cards(w, bottoms, bottom);
+            let spread = Spread::of(w);
+            for bottom in bits(bottoms & !spread.own()) {
+                let group = self.stack_cards(spread, bottoms, bottom);
                 let top = nibble(w, bottom);
                 if group.count_ones() == 2 {
                     // Two cards split one way (see `two_card_flip`).
@@ -409,11 +410,11 @@ impl Merges {
         made
     }
 
-    /// The cards of the stack on `bottom` in the grouping `w`, whose
+    /// The cards of the stack on `bottom` in a grouping, spread, whose
     /// bottoms are `bottoms`.
     #[inline]
-    fn stack_cards(&self, w: Word, bottoms: u16, bottom: usize) -> u16 {
-        (owned_by(w, bottom) & !bottoms | 1 << bottom) & self.all()
+    fn stack_cards(&self, spread: Spread, bottoms: u16, bottom: usize) -> u16 {
+        (spread.equal_to(bottom) & !bottoms | 1 << bottom) & self.all()
     }
 
     /// The packed board of a grouping (bottoms' cells and their tops).
@@ -542,8 +543,9 @@ mod tests {
             let mut next: HashMap<(u16, Word), u16> = HashMap::new();
             let (mut all, mut ruled) = (0, 0);
             for (&(bottoms, w), &allowed) in &level {
-                for bottom in bits(bottoms & !zero_nibbles(w ^ CARDS)) {
-                    let group = merges.stack_cards(w, bottoms, bottom);
+                let spread = Spread::of(w);
+                for bottom in bits(bottoms & !spread.own()) {
+                    let group = merges.stack_cards(spread, bottoms, bottom);
                     let top = nibble(w, bottom);
                     let flips: Vec<(Word, usize)> = if group.count_ones() == 2 {
                         // The walk splits two cards without the cache.
