@@ -486,7 +486,7 @@ pub fn halfway(args: HalfwayArgs) -> Result<ExitCode> {
         };
         // One puzzle can take many seconds: its steps (the count, each
         // depth of the walk back, the tension) show as they end.
-        pb.set_message(format!("{source}: counting"));
+        pb.set_message(format!("{source}: counting states and walking back"));
         let hook = |told: Told| pb.set_message(format!("{source}: {told}"));
         let started = Instant::now();
         let told = halfway_told(state, args.tension, threads, &limits, Some(&hook));

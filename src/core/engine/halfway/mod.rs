@@ -184,17 +184,25 @@ pub fn halfway_told(
             hook(Told { step, done, of });
         }
     };
-    let mut lists = WalkLists::default();
-    let walk = |lists: &mut WalkLists| {
+    let walk = || {
         // The walk finishes one depth a call, from the last down.
         let mut at = last + 1;
-        merges.walk_back(threads, depth, depth, tension, lists, limits, |boards| {
-            at -= 1;
-            tell(Step::Walked {
-                depth: at,
-                solvable: boards as u64,
-            })
-        })
+        let mut lists = WalkLists::default();
+        merges.walk_back(
+            threads,
+            depth,
+            depth,
+            tension,
+            &mut lists,
+            limits,
+            |boards| {
+                at -= 1;
+                tell(Step::Walked {
+                    depth: at,
+                    solvable: boards as u64,
+                })
+            },
+        )
     };
     let count = || {
         let states = merges.count_states_on(depth, threads, limits)?;
@@ -202,7 +210,7 @@ pub fn halfway_told(
         tell(Step::Counted { states: at_depth });
         Ok(states)
     };
-    let (states, solvable) = crate::parallel::beside(threads, count, || walk(&mut lists));
+    let (states, solvable) = crate::parallel::beside(threads, count, walk);
     let (states, solvable) = (states?, solvable?);
     let tension = if tension {
         let mean = merges.tension(&solvable, limits)?;
