@@ -5,8 +5,10 @@
 //! halfway row.
 //!
 //! `cargo run --release -p boaf-core --example countbench -- [--runs N]
-//! [--threads T] PUZZLE|DEAL...` (five runs on one thread unless `--runs`
-//! and `--threads` say otherwise).
+//! [--threads T] [--depths] PUZZLE|DEAL...` (five runs on one thread unless
+//! `--runs` and `--threads` say otherwise). With `--depths`, each depth of
+//! the walk back is timed apart, and the count up to each depth: where a
+//! change's time goes, as the sessions of issue 27 needed to know.
 
 use boaf_core::engine::deal::deal;
 use boaf_core::engine::halfway::{Merges, WalkLists};
@@ -48,12 +50,54 @@ fn take_count(args: &mut Vec<String>, flag: &str, what: &str) -> Option<usize> {
     }
 }
 
+/// Whether `flag` is in `args`, taken out.
+fn take_flag(args: &mut Vec<String>, flag: &str) -> bool {
+    let at = args.iter().position(|a| a == flag);
+    at.map(|at| args.remove(at)).is_some()
+}
+
+/// The walk back's depths (the median seconds of each, from the runs'
+/// `by_depth`) and the count's time up to each depth.
+fn print_depths(
+    merges: &Merges,
+    depth: usize,
+    threads: usize,
+    runs: usize,
+    by_depth: &[Vec<(f64, usize)>],
+    limits: &Limits,
+) {
+    let last = merges.cards().saturating_sub(1);
+    println!("{:>34}  walk back, each depth and the time it took:", "");
+    for (i, &(_, boards)) in by_depth[0].iter().enumerate() {
+        let seconds = median(by_depth.iter().map(|run| run[i].0).collect());
+        println!(
+            "{:>34}  depth {:>2}  {boards:>10} solvable  {seconds:.4} s",
+            "",
+            last - i
+        );
+    }
+    println!("{:>34}  count up to each depth, and the time it took:", "");
+    for d in 1..=depth {
+        let (seconds, states) = timed(runs, || {
+            let counts = merges
+                .count_states_on(d, threads, limits)
+                .expect("within 8 GB");
+            counts[d.min(counts.len() - 1)]
+        });
+        println!(
+            "{:>34}  depth {d:>2}  {states:>10} states    {seconds:.4} s",
+            ""
+        );
+    }
+}
+
 fn main() {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
     let runs = take_count(&mut args, "--runs", "runs").unwrap_or(5);
+    let depths = take_flag(&mut args, "--depths");
     let threads = take_count(&mut args, "--threads", "threads").unwrap_or(1);
     if args.is_empty() {
-        eprintln!("usage: countbench [--runs N] [--threads T] PUZZLE|DEAL...");
+        eprintln!("usage: countbench [--runs N] [--threads T] [--depths] PUZZLE|DEAL...");
         std::process::exit(2);
     }
     let limits = Limits::with_cap(8 << 30);
@@ -78,18 +122,39 @@ fn main() {
             counts[depth.min(counts.len() - 1)]
         });
         let mut lists = WalkLists::default();
+        // Each run's seconds and solvable states at each depth of the walk,
+        // deepest first, as it tells them.
+        let mut by_depth: Vec<Vec<(f64, usize)>> = Vec::new();
         let (walk, solvable) = timed(runs, || {
-            merges
-                .walk_back(threads, depth, depth, false, &mut lists, &limits, |_| ())
+            let mut heard = Vec::new();
+            let mut since = Instant::now();
+            let solvable = merges
+                .walk_back(
+                    threads,
+                    depth,
+                    depth,
+                    false,
+                    &mut lists,
+                    &limits,
+                    |boards| {
+                        heard.push((since.elapsed().as_secs_f64(), boards));
+                        since = Instant::now();
+                    },
+                )
                 .expect("within 8 GB")
                 .count(depth)
-                .unwrap_or(0)
+                .unwrap_or(0);
+            by_depth.push(heard);
+            solvable
         });
         (all_table, all_count, all_walk) = (all_table + table, all_count + count, all_walk + walk);
         println!(
             "{arg:>34}  {solvable:>9} / {states:>10}  table {:.2} ms  count {count:.4} s  walk {walk:.4} s",
             table * 1e3
         );
+        if depths {
+            print_depths(&merges, depth, threads, runs, &by_depth, &limits);
+        }
     }
     println!(
         "{:>34}  table {:.2} ms  count {all_count:.4} s  walk {all_walk:.4} s",
