@@ -50,6 +50,14 @@ fn take_count(args: &mut Vec<String>, flag: &str, what: &str) -> Option<usize> {
     }
 }
 
+/// The distinct states at `depth` (or the deepest the puzzle has).
+fn states_at(merges: &Merges, depth: usize, threads: usize, limits: &Limits) -> u64 {
+    let counts = merges
+        .count_states_on(depth, threads, limits)
+        .expect("within 8 GB");
+    counts[depth.min(counts.len() - 1)]
+}
+
 /// Whether `flag` is in `args`, taken out.
 fn take_flag(args: &mut Vec<String>, flag: &str) -> bool {
     let at = args.iter().position(|a| a == flag);
@@ -78,12 +86,7 @@ fn print_depths(
     }
     println!("{:>34}  count up to each depth, and the time it took:", "");
     for d in 1..=depth {
-        let (seconds, states) = timed(runs, || {
-            let counts = merges
-                .count_states_on(d, threads, limits)
-                .expect("within 8 GB");
-            counts[d.min(counts.len() - 1)]
-        });
+        let (seconds, states) = timed(runs, || states_at(merges, d, threads, limits));
         println!(
             "{:>34}  depth {d:>2}  {states:>10} states    {seconds:.4} s",
             ""
@@ -115,12 +118,7 @@ fn main() {
         };
         let depth = state.stack_count() / 2;
         let (table, merges) = timed(runs, || Merges::new(&state, &limits).expect("within 8 GB"));
-        let (count, states) = timed(runs, || {
-            let counts = merges
-                .count_states_on(depth, threads, &limits)
-                .expect("within 8 GB");
-            counts[depth.min(counts.len() - 1)]
-        });
+        let (count, states) = timed(runs, || states_at(&merges, depth, threads, &limits));
         let mut lists = WalkLists::default();
         // Each run's seconds and solvable states at each depth of the walk,
         // deepest first, as it tells them.
