@@ -1,7 +1,6 @@
-//! The count of distinct states at each depth: a walk over the sets of
-//! pairs (bottom, top), keeping for each the distinct sets of buried cards
-//! its pairs can share out, bit-sliced so that the sets clear of a new
-//! pair's cards are found 64 at a time.
+//! The count of distinct states at each depth: the sets of buried cards
+//! each pair (bottom, top) can hold, and the count's entry points. The
+//! count itself goes by classes of states (`classes`).
 
 use super::CHECK_EVERY;
 use super::merges::{Merges, PartChunk};
@@ -11,18 +10,18 @@ use crate::engine::state::MAX_CELLS;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// The sets of buried cards each pair (bottom, top) can take, by size.
-struct PairSets {
+pub(super) struct PairSets {
     /// Entries `size << 16 | set`, for each pair `bottom * 16 + top`, sorted.
-    sets: Vec<Vec<u32>>,
+    pub(super) sets: Vec<Vec<u32>>,
     /// For each pair and size k, how many of its sets have k cards or fewer.
-    within: Vec<[u32; MAX_CELLS + 1]>,
+    pub(super) within: Vec<[u32; MAX_CELLS + 1]>,
     /// For each bottom and size k, the tops whose pair takes a set of size ≤ k.
-    tops_within: Vec<[u16; MAX_CELLS + 1]>,
+    pub(super) tops_within: Vec<[u16; MAX_CELLS + 1]>,
 }
 
 impl Merges {
     /// The pairs' sets of buried cards, up to `max_buried` cards each.
-    fn pair_sets(&self, max_buried: usize) -> PairSets {
+    pub(super) fn pair_sets(&self, max_buried: usize) -> PairSets {
         let mut sets = vec![Vec::new(); MAX_CELLS * MAX_CELLS];
         // Only the sets that can become one stack have a pair (the puzzles
         // E5 favours have a few thousand of the 65 536).
@@ -66,54 +65,53 @@ impl Merges {
         self.count_states_on(depth, 1, limits)
     }
 
-    /// [`Merges::count_states`] on `threads` threads: the sets of pairs are
-    /// dealt out by their first pair, each to the next thread free, and the
-    /// threads' counts added.
+    /// [`Merges::count_states`] on `threads` threads: the sets of laden
+    /// pairs are dealt out by their first pair, each to the next thread
+    /// free, and the threads' counts added.
     pub fn count_states_on(
         &self,
         depth: usize,
         threads: usize,
         limits: &Limits,
     ) -> Result<Vec<u64>, SearchError> {
-        let depth = depth.min(self.n.saturating_sub(1));
-        let pairs = self.pair_sets(depth.saturating_sub(1));
-        let walk = |claims: Option<&AtomicUsize>| {
-            let mut walk = PairWalk {
-                pairs: &pairs,
-                all: self.all(),
-                depth,
-                counts: vec![0; depth + 1],
-                seen: vec![0; 1 << 10],
-                families: vec![Vec::new(); depth + 2],
-                holders: vec![Vec::new(); depth + 2],
-                avail: vec![Vec::new(); depth + 2],
-                filled: Vec::new(),
-                nodes: 0,
-                limits,
-                claims,
-                first_pairs: 0,
-                mine: None,
-            };
-            walk.families[0].push(0);
-            walk.visit(0, 0, 0)?;
-            Ok(walk.counts)
-        };
-        let threads = threads.min(crate::parallel::MAX_THREADS);
-        if threads <= 1 {
-            return walk(None);
-        }
-        let claims = AtomicUsize::new(0);
-        let parts = crate::parallel::each(&mut vec![(); threads], |_, _| walk(Some(&claims)));
-        let mut total = vec![0; depth + 1];
-        for part in parts {
-            for (t, c) in total.iter_mut().zip(part?) {
-                *t += c;
-            }
-        }
-        // Each thread counted the puzzle itself, the one state at depth 0.
-        total[0] = 1;
-        Ok(total)
+        self.count_by_classes(depth, threads, limits)
     }
+}
+
+/// The distinct states made by adding sets of pairs among the `allowed`
+/// ones (tops by bottom) to pairs on the cards `used` whose buried cards can
+/// be any set of `family` (entries `size << 16 | set`, sorted): their
+/// counts by depth, the pairs and buried cards added and those of `family`,
+/// up to `depth`.
+pub(super) fn count_added(
+    pairs: &PairSets,
+    all: u16,
+    allowed: [u16; MAX_CELLS],
+    used: u16,
+    family: Vec<u32>,
+    depth: usize,
+    limits: &Limits,
+) -> Result<Vec<u64>, SearchError> {
+    let mut walk = PairWalk {
+        pairs,
+        allowed,
+        all,
+        depth,
+        counts: vec![0; depth + 1],
+        seen: vec![0; 1 << 10],
+        families: vec![Vec::new(); depth + 2],
+        holders: vec![Vec::new(); depth + 2],
+        avail: vec![Vec::new(); depth + 2],
+        filled: Vec::new(),
+        nodes: 0,
+        limits,
+        claims: None,
+        first_pairs: 0,
+        mine: None,
+    };
+    walk.families[0] = family;
+    walk.visit(0, used, 0)?;
+    Ok(walk.counts)
 }
 
 /// Families of this many entries or fewer are read entry by entry, not
@@ -167,6 +165,8 @@ fn slice(family: &[u32], room: usize, holders: &mut Vec<Chunk>) {
 /// The walk over sets of pairs that counts distinct states.
 struct PairWalk<'a> {
     pairs: &'a PairSets,
+    /// For each bottom, the tops its pairs may have.
+    allowed: [u16; MAX_CELLS],
     all: u16,
     depth: usize,
     counts: Vec<u64>,
@@ -264,7 +264,10 @@ impl PairWalk<'_> {
         let mut avail = std::mem::take(&mut self.avail[pairs]);
         let mut filled = std::mem::take(&mut self.filled);
         for bottom in bits(ends & !low_bits) {
-            let tops = ends & self.pairs.tops_within[bottom][room - fewest] & !(1 << bottom);
+            let tops = ends
+                & self.pairs.tops_within[bottom][room - fewest]
+                & self.allowed[bottom]
+                & !(1 << bottom);
             for top in bits(tops) {
                 if pairs == 0 && !self.takes_first_pair() {
                     continue;

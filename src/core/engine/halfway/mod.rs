@@ -11,11 +11,14 @@
 //!   cell it occupies, and its top) and its *buried* cards (those neither a
 //!   top nor a bottom); the other cards are one-card stacks. A state is
 //!   reachable iff its buried cards can be shared out among its pairs so
-//!   that each pair's cards can become that stack. The count walks the sets
-//!   of pairs, keeping for each the distinct sets of buried cards
-//!   ([`Merges`] knows which cards each pair can take), bit-sliced so that
-//!   the sets clear of a new pair's cards are found 64 at a time; the states
-//!   at the last depth are counted, never stored.
+//!   that each pair's cards can become that stack. The count goes by
+//!   classes: a set of buried cards with the pairs that must hold some of
+//!   them, whose states are the ways to add pairs of two cards that can
+//!   hold nothing, read from a table of matchings. Where a class has too
+//!   many ways to be held, the count walks the sets of pairs, keeping for
+//!   each the distinct sets of buried cards ([`Merges`] knows which cards
+//!   each pair can take), bit-sliced so that the sets clear of a new pair's
+//!   cards are found 64 at a time. No state is ever listed.
 //! - **Solvable states at the halfway depth.** Walking back from one stack,
 //!   each step splits one stack into two that could have merged into it. A
 //!   state met this way is reachable (each stack can be built) and solvable
@@ -30,8 +33,8 @@
 //! the property tests check them against it.
 //!
 //! The parts: [`Merges`], the table of the stacks each set of cards can
-//! become (`merges`); the count of distinct states by sets of pairs
-//! (`count`); the walk back and the tension (`walk`), with the splits of
+//! become (`merges`); the count of distinct states by classes
+//! (`classes`), and by sets of pairs (`count`); the walk back and the tension (`walk`), with the splits of
 //! each stack it meets (`split`), its lists (`level`) and its depths shared
 //! among threads (`shared`); the same walk in the numeric order of the sets
 //! of bottoms, which can stop as soon as its count passes a bar
@@ -41,6 +44,7 @@
 //! groupings in.
 
 mod bound;
+mod classes;
 mod count;
 mod in_order;
 mod level;
