@@ -49,23 +49,9 @@ impl Matchings {
     /// the tops that can move straight onto `b` (a symmetric relation).
     fn new(n: usize, direct: &[u16; MAX_CELLS], most: usize) -> Matchings {
         let per = most.min(n / 2) + 1;
-        let mut counts = vec![0u32; (1usize << n) * per];
-        counts[0] = 1;
-        for set in 1..1usize << n {
-            // The lowest card is alone or paired with a card above it, on
-            // top or at the bottom: two ways a pair.
-            let low = set.trailing_zeros() as usize;
-            let rest = set & !(1 << low);
-            let (done, row) = counts.split_at_mut(set * per);
-            let row = &mut row[..per];
-            row.copy_from_slice(&done[rest * per..rest * per + per]);
-            for other in bits(rest as u16 & direct[low]) {
-                let sub = (rest & !(1 << other)) * per;
-                for k in 1..per {
-                    row[k] += 2 * done[sub + k - 1];
-                }
-            }
-        }
+        let mut counts = Vec::new();
+        // Two ways a pair: either card on top.
+        fill_matchings(&mut counts, n, per, direct, |_, _| 2);
         Matchings { per, counts }
     }
 
@@ -76,6 +62,37 @@ impl Matchings {
             return 0;
         }
         self.counts[set as usize * self.per + k] as u64
+    }
+}
+
+/// Fills `counts` with, for every set of the cards 0..`n` and every k below
+/// `per`, the weighted sets of k disjoint pairs within it (entry
+/// `set * per + k`): a pair joins cards a and b when `near[a]` holds b, in
+/// `ways(a, b)` ways.
+fn fill_matchings(
+    counts: &mut Vec<u32>,
+    n: usize,
+    per: usize,
+    near: &[u16; MAX_CELLS],
+    ways: impl Fn(usize, usize) -> u32,
+) {
+    counts.clear();
+    counts.resize((1usize << n) * per, 0);
+    counts[0] = 1;
+    for set in 1..1usize << n {
+        // The lowest card is alone or paired with a card above it.
+        let low = set.trailing_zeros() as usize;
+        let rest = set & !(1 << low);
+        let (done, row) = counts.split_at_mut(set * per);
+        let row = &mut row[..per];
+        row.copy_from_slice(&done[rest * per..rest * per + per]);
+        for other in bits(rest as u16 & near[low]) {
+            let sub = (rest & !(1 << other)) * per;
+            let w = ways(low, other);
+            for k in 1..per {
+                row[k] += w * done[sub + k - 1];
+            }
+        }
     }
 }
 
@@ -575,22 +592,7 @@ impl ClassWalk<'_> {
             }
         }
         let table = &mut self.spare;
-        table.clear();
-        table.resize((1usize << l) * per, 0);
-        table[0] = 1;
-        for set in 1..1usize << l {
-            let low = set.trailing_zeros() as usize;
-            let rest = set & !(1 << low);
-            let (done, row) = table.split_at_mut(set * per);
-            let row = &mut row[..per];
-            row.copy_from_slice(&done[rest * per..rest * per + per]);
-            for other in bits(rest as u16 & near[low]) {
-                let sub = (rest & !(1 << other)) * per;
-                for k in 1..per {
-                    row[k] += ways[low][other] * done[sub + k - 1];
-                }
-            }
-        }
+        fill_matchings(table, l, per, &near, |a, b| ways[a][b]);
         let mut at = [0u8; MAX_CELLS];
         for (i, &c) in cards.iter().enumerate() {
             at[c] = i as u8;

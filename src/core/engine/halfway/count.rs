@@ -7,7 +7,6 @@ use super::merges::{Merges, PartChunk};
 use crate::engine::board::bits;
 use crate::engine::limits::{Limits, SearchError};
 use crate::engine::state::MAX_CELLS;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// The sets of buried cards each pair (bottom, top) can take, by size.
 pub(super) struct PairSets {
@@ -105,9 +104,6 @@ pub(super) fn count_added(
         filled: Vec::new(),
         nodes: 0,
         limits,
-        claims: None,
-        first_pairs: 0,
-        mine: None,
     };
     walk.families[0] = family;
     walk.visit(0, used, 0)?;
@@ -184,32 +180,9 @@ struct PairWalk<'a> {
     filled: Vec<u16>,
     nodes: usize,
     limits: &'a Limits,
-    /// With threads, the next first pair free to take, shared by all.
-    claims: Option<&'a AtomicUsize>,
-    /// First pairs met so far, in the order every thread meets them.
-    first_pairs: usize,
-    /// The first pair this thread took last.
-    mine: Option<usize>,
 }
 
 impl PairWalk<'_> {
-    /// Whether this thread counts the sets of pairs under the next first
-    /// pair: every first pair goes to the thread that takes it first.
-    fn takes_first_pair(&mut self) -> bool {
-        let Some(claims) = self.claims else {
-            return true;
-        };
-        let at = self.first_pairs;
-        self.first_pairs += 1;
-        let mine = *self
-            .mine
-            .get_or_insert_with(|| claims.fetch_add(1, Ordering::Relaxed));
-        if at == mine {
-            self.mine = Some(claims.fetch_add(1, Ordering::Relaxed));
-        }
-        at == mine
-    }
-
     /// Visits a set of `pairs` pairs using the cards `used`, whose family of
     /// buried-card sets is `families[pairs]`; further pairs have bottoms
     /// from `first_bottom` on, so each set of pairs is visited once.
@@ -269,9 +242,6 @@ impl PairWalk<'_> {
                 & self.allowed[bottom]
                 & !(1 << bottom);
             for top in bits(tops) {
-                if pairs == 0 && !self.takes_first_pair() {
-                    continue;
-                }
                 let pair = bottom * MAX_CELLS + top;
                 let sets = &self.pairs.sets[pair];
                 let taken = used | 1 << bottom | 1 << top;
