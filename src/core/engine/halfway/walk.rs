@@ -396,7 +396,9 @@ impl Merges {
                 let range = last_range.clone();
                 made += range.len();
                 for (&flip, &new) in splits.flips[range.clone()].iter().zip(&splits.news[range]) {
-                    to[new as usize].push((w ^ flip) & keep[new as usize]);
+                    // Masked to a card, so no bounds check is needed.
+                    let new = new as usize & (MAX_CELLS - 1);
+                    to[new].push((w ^ flip) & keep[new]);
                 }
             }
         }
