@@ -79,9 +79,9 @@ impl Merges {
 
 /// The distinct states made by adding sets of pairs among the `allowed`
 /// ones (tops by bottom) to pairs on the cards `used` whose buried cards can
-/// be any set of `family` (entries `size << 16 | set`, sorted): their
-/// counts by depth, the pairs and buried cards added and those of `family`,
-/// up to `depth`.
+/// be any set of `family` (entries `size << 16 | set`, sorted), counted by
+/// depth up to `depth`: a state's depth here is the pairs added plus all
+/// its buried cards, those of `family` included.
 pub(super) fn count_added(
     pairs: &PairSets,
     all: u16,
