@@ -29,7 +29,7 @@
 //! way the count is exact: the choice is only about time.
 
 use super::CHECK_EVERY;
-use super::count::{PairSets, count_added};
+use super::count::{PairSets, count_added, first_meeting, forget_meeting};
 use super::merges::Merges;
 use crate::engine::board::bits;
 use crate::engine::limits::{Limits, SearchError};
@@ -351,17 +351,14 @@ impl ClassWalk<'_> {
                     continue;
                 }
                 let union = buried as u16 | x;
-                let (word, bit) = (union as usize >> 6, 1u64 << (union & 63));
-                if self.seen[word] & bit == 0 {
-                    self.seen[word] |= bit;
+                if first_meeting(&mut self.seen, union) {
                     out.push((buried + (entry & 0xffff_0000)) | union as u32);
                 }
             }
         }
         self.clear = clear;
-        for &u in &out {
-            let u = u as u16;
-            self.seen[u as usize >> 6] &= !(1u64 << (u & 63));
+        for &entry in &out {
+            forget_meeting(&mut self.seen, entry as u16);
         }
         out.sort_unstable();
         out

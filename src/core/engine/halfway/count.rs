@@ -117,13 +117,19 @@ const SMALL_FAMILY: usize = 6;
 /// Whether `union` is met for the first time since `seen` was last
 /// cleared (a bit per set of cards), marking it met.
 #[inline]
-fn first_meeting(seen: &mut [u64], union: u16) -> bool {
+pub(super) fn first_meeting(seen: &mut [u64], union: u16) -> bool {
     let (word, bit) = (union as usize >> 6, 1u64 << (union & 63));
     if seen[word] & bit != 0 {
         return false;
     }
     seen[word] |= bit;
     true
+}
+
+/// Clears `union` from `seen`, for the next family.
+#[inline]
+pub(super) fn forget_meeting(seen: &mut [u64], union: u16) {
+    seen[union as usize >> 6] &= !(1u64 << (union & 63));
 }
 
 /// 64 entries of a family, bit-sliced: which hold each card, and which
@@ -340,11 +346,10 @@ impl PairWalk<'_> {
                 self.counts[self.depth] += deepest;
                 if !single {
                     for &entry in &out {
-                        let u = entry as u16;
-                        self.seen[u as usize >> 6] &= !(1u64 << (u & 63));
+                        forget_meeting(&mut self.seen, entry as u16);
                     }
                     for &u in &filled {
-                        self.seen[u as usize >> 6] &= !(1u64 << (u & 63));
+                        forget_meeting(&mut self.seen, u);
                     }
                     filled.clear();
                 }
