@@ -170,31 +170,48 @@ impl SplitCache {
 }
 
 impl Merges {
+    /// Whether the set of cards `set` can become one stack.
+    #[inline]
+    fn is_whole(&self, set: u16) -> bool {
+        self.whole[set as usize >> 6] >> (set & 63) & 1 == 1
+    }
+
     /// Adds to `out` the parts of `set` that can become one stack while the
     /// rest of it can too (each split once per part that moved), from the
     /// sets that can merge when they are fewer than the subsets.
     fn halves_of(&self, set: u16, out: &mut Vec<u16>) {
-        let whole = |part: u16| {
-            part != set
-                && self.ends[part as usize].0 != 0
-                && self.ends[(set & !part) as usize].1 != 0
-        };
-        if self.parts.len() < 1 << set.count_ones() {
+        let low = set & set.wrapping_neg();
+        let rest = set & !low;
+        if self.parts.len() < 1 << rest.count_ones() {
             out.extend(
                 self.parts
                     .iter()
                     .copied()
-                    .filter(|&p| p & !set == 0 && whole(p)),
+                    .filter(|&p| p & !set == 0 && p != set && self.is_whole(set & !p)),
             );
-        } else {
-            let mut sub = set;
-            while sub != 0 {
-                if whole(sub) {
-                    out.push(sub);
-                }
-                sub = (sub - 1) & set;
+            return;
+        }
+        // Each split once, as the part with the lowest card and the rest:
+        // both are written and kept only when both can become one stack,
+        // without a branch (whether they can is a coin toss to the branch
+        // predictor). The empty set is never whole, so the set itself is
+        // not kept.
+        let start = out.len();
+        out.resize(start + (2 << rest.count_ones()), 0);
+        let mut kept = start;
+        let mut sub = 0u16;
+        loop {
+            let (part, other) = (sub | low, rest & !sub);
+            out[kept] = part;
+            out[kept + 1] = other;
+            kept += 2 * (self.is_whole(part) & self.is_whole(other)) as usize;
+            // The next subset of `rest` in numeric order.
+            sub = sub.wrapping_sub(rest) & rest;
+            if sub == 0 {
+                break;
             }
         }
+        out.truncate(kept);
     }
 
     /// The ways the `stacks` (bottom, top) of the cards `set` can have been
@@ -291,5 +308,58 @@ impl Merges {
             out.news.extend(run.iter().map(|f| f.1));
         }
         out.found = found;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::deal::deal;
+    use crate::engine::limits::Limits;
+    use crate::engine::notation::parse_state;
+
+    #[test]
+    fn halves_are_the_splits_into_two_wholes() {
+        // Deal 0 has many sets that can become one stack, so its sets'
+        // halves come from their subsets; the E5 puzzle has few, so its
+        // large sets' halves come from the list of those sets.
+        let e5 = parse_state("9D3H2HKC6S4DJC7SAC3C9SQC4H7DADKH", None).unwrap();
+        let (mut from_parts, mut from_subsets, mut found) = (0, 0, 0);
+        for state in [deal(0), e5] {
+            let merges = Merges::new(&state, &Limits::default()).unwrap();
+            let all = merges.all();
+            for set in (1..=all).step_by(37).filter(|&s| s & !all == 0) {
+                let mut halves = Vec::new();
+                merges.halves_of(set, &mut halves);
+                halves.sort_unstable();
+                // Every subset, tried one by one against the table.
+                let mut expected = Vec::new();
+                let mut sub = set;
+                while sub != 0 {
+                    let rest = set & !sub;
+                    if rest != 0
+                        && merges.ends[sub as usize].0 != 0
+                        && merges.ends[rest as usize].0 != 0
+                    {
+                        expected.push(sub);
+                    }
+                    sub = (sub - 1) & set;
+                }
+                expected.sort_unstable();
+                assert_eq!(halves, expected, "set {set:#x}");
+                found += halves.len();
+                let k = set.count_ones() - 1;
+                if merges.parts.len() < 1 << k {
+                    from_parts += 1;
+                } else {
+                    from_subsets += 1;
+                }
+            }
+        }
+        assert!(
+            from_parts > 0 && from_subsets > 0,
+            "{from_parts} {from_subsets}"
+        );
+        assert!(found > 1000, "{found} halves");
     }
 }
