@@ -29,7 +29,7 @@
 //! way the count is exact: the choice is only about time.
 
 use super::CHECK_EVERY;
-use super::count::{PairSets, count_added, first_meeting, forget_meeting};
+use super::count::{PairSets, count_added, first_meeting, forget_meeting, sort_by_size};
 use super::merges::Merges;
 use crate::engine::board::bits;
 use crate::engine::limits::{Limits, SearchError};
@@ -195,6 +195,7 @@ impl Merges {
                 spare: Vec::new(),
                 pool: Vec::new(),
                 clear: Vec::new(),
+                spare_sets: Vec::new(),
                 nodes: 0,
                 laden_cards: 0,
                 met_terms: 0,
@@ -246,6 +247,8 @@ struct ClassWalk<'a> {
     pool: Vec<Vec<u32>>,
     /// A pair's sets clear of the cards taken, in `extend`.
     clear: Vec<u32>,
+    /// A buffer for [`sort_by_size`], in `extend`.
+    spare_sets: Vec<u32>,
     /// A table kept for classes with many helpers.
     spare: Vec<u32>,
     nodes: usize,
@@ -360,7 +363,7 @@ impl ClassWalk<'_> {
         for &entry in &out {
             forget_meeting(&mut self.seen, entry as u16);
         }
-        out.sort_unstable();
+        sort_by_size(&mut out, &mut self.spare_sets);
         out
     }
 

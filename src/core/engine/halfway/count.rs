@@ -102,6 +102,7 @@ pub(super) fn count_added(
         holders: vec![Vec::new(); depth + 2],
         avail: vec![Vec::new(); depth + 2],
         filled: Vec::new(),
+        spare: Vec::new(),
         nodes: 0,
         limits,
     };
@@ -130,6 +131,33 @@ pub(super) fn first_meeting(seen: &mut [u64], union: u16) -> bool {
 #[inline]
 pub(super) fn forget_meeting(seen: &mut [u64], union: u16) {
     seen[union as usize >> 6] &= !(1u64 << (union & 63));
+}
+
+/// Sorts the entries `size << 16 | set` of `out` by size alone (all a
+/// family needs): one branch-free pass per size, cheaper than a full sort
+/// for the few sizes a family spans. `spare` is a buffer to copy them
+/// through, swapped with `out`.
+pub(super) fn sort_by_size(out: &mut Vec<u32>, spare: &mut Vec<u32>) {
+    let (low, high) = out.iter().fold((u32::MAX, 0), |(low, high), &e| {
+        (low.min(e >> 16), high.max(e >> 16))
+    });
+    if low >= high {
+        return;
+    }
+    spare.clear();
+    // One more slot: a pass writes past the last entry placed.
+    spare.resize(out.len() + 1, 0);
+    let mut placed = 0;
+    for size in low..=high {
+        for &entry in out.iter() {
+            if let Some(slot) = spare.get_mut(placed) {
+                *slot = entry;
+            }
+            placed += (entry >> 16 == size) as usize;
+        }
+    }
+    spare.truncate(out.len());
+    std::mem::swap(out, spare);
 }
 
 /// 64 entries of a family, bit-sliced: which hold each card, and which
@@ -184,6 +212,8 @@ struct PairWalk<'a> {
     avail: Vec<Vec<u32>>,
     /// Unions at the last depth, to clear from `seen`.
     filled: Vec<u16>,
+    /// A buffer for [`sort_by_size`].
+    spare: Vec<u32>,
     nodes: usize,
     limits: &'a Limits,
 }
@@ -357,7 +387,7 @@ impl PairWalk<'_> {
                     // The next family must be sorted by size: with one
                     // set on either side it is made so already.
                     if !single {
-                        out.sort_unstable();
+                        sort_by_size(&mut out, &mut self.spare);
                     }
                     debug_assert!(out.is_sorted_by_key(|&e| e >> 16));
                     self.families[pairs + 1] = out;
