@@ -101,6 +101,7 @@ pub(super) fn count_added(
         families: vec![Vec::new(); depth + 2],
         holders: vec![Vec::new(); depth + 2],
         avail: vec![Vec::new(); depth + 2],
+        deep: Box::new([0; 1 << 10]),
         filled: Vec::new(),
         spare: Vec::new(),
         nodes: 0,
@@ -125,6 +126,13 @@ pub(super) fn first_meeting(seen: &mut [u64], union: u16) -> bool {
     }
     seen[word] |= bit;
     true
+}
+
+/// Marks `union` in `deep`, returning the word it is in.
+#[inline]
+fn mark_deep(deep: &mut [u64; 1 << 10], union: u16) -> u16 {
+    deep[union as usize >> 6] |= 1 << (union & 63);
+    union >> 6
 }
 
 /// Clears `union` from `seen`, for the next family.
@@ -210,7 +218,11 @@ struct PairWalk<'a> {
     holders: Vec<Vec<Chunk>>,
     /// For each number of pairs, the sets the next pair can take.
     avail: Vec<Vec<u32>>,
-    /// Unions at the last depth, to clear from `seen`.
+    /// Bit per set of cards: a union at the last depth met, for the pair
+    /// being added (kept apart from `seen`: counted by its words, not
+    /// tested one by one).
+    deep: Box<[u64; 1 << 10]>,
+    /// The words of `deep` marked, to count and clear.
     filled: Vec<u16>,
     /// A buffer for [`sort_by_size`].
     spare: Vec<u32>,
@@ -229,9 +241,13 @@ impl PairWalk<'_> {
         }
         let family = std::mem::take(&mut self.families[pairs]);
         // Each (pairs, buried set) is one state: the buried cards and the
-        // pairs fix every cell's top.
-        for &entry in &family {
-            self.counts[pairs + (entry >> 16) as usize] += 1;
+        // pairs fix every cell's top. Sorted by size: each size's entries
+        // are counted at once, not one increment apiece (those chain).
+        let mut rest = &family[..];
+        while let Some(&first) = rest.first() {
+            let same = rest.partition_point(|&e| e >> 16 == first >> 16);
+            self.counts[pairs + (first >> 16) as usize] += same as u64;
+            rest = &rest[same..];
         }
         let fewest = (family[0] >> 16) as usize;
         if pairs + 1 + fewest <= self.depth {
@@ -320,14 +336,15 @@ impl PairWalk<'_> {
                                 continue;
                             }
                             let union = buried as u16 | x;
-                            if !single && !first_meeting(&mut self.seen, union) {
+                            if size == room_left {
+                                if single {
+                                    deepest += 1;
+                                } else {
+                                    filled.push(mark_deep(&mut self.deep, union));
+                                }
                                 continue;
                             }
-                            if size == room_left {
-                                deepest += 1;
-                                if !single {
-                                    filled.push(union);
-                                }
+                            if !single && !first_meeting(&mut self.seen, union) {
                                 continue;
                             }
                             out.push((buried + (more & 0xffff_0000)) | union as u32);
@@ -349,40 +366,43 @@ impl PairWalk<'_> {
                             } else {
                                 sized[room_left - 1]
                             };
+                            let mut deep = clear & !fewer;
+                            clear &= fewer;
                             if single {
-                                deepest += (clear & !fewer).count_ones() as u64;
-                                clear &= fewer;
+                                deepest += deep.count_ones() as u64;
+                                deep = 0;
+                            }
+                            while deep != 0 {
+                                let union =
+                                    family[64 * j + deep.trailing_zeros() as usize] as u16 | x;
+                                deep &= deep - 1;
+                                filled.push(mark_deep(&mut self.deep, union));
                             }
                             while clear != 0 {
                                 let i = 64 * j + clear.trailing_zeros() as usize;
                                 clear &= clear - 1;
                                 let buried = family[i];
                                 let union = buried as u16 | x;
-                                if !single {
-                                    if !first_meeting(&mut self.seen, union) {
-                                        continue;
-                                    }
-                                    if fewer >> (i % 64) & 1 == 0 {
-                                        deepest += 1;
-                                        filled.push(union);
-                                        continue;
-                                    }
+                                if !single && !first_meeting(&mut self.seen, union) {
+                                    continue;
                                 }
                                 out.push((buried + (more & 0xffff_0000)) | union as u32);
                             }
                         }
                     }
                 }
-                self.counts[self.depth] += deepest;
                 if !single {
                     for &entry in &out {
                         forget_meeting(&mut self.seen, entry as u16);
                     }
-                    for &u in &filled {
-                        forget_meeting(&mut self.seen, u);
+                    // Each word marked is counted once: it is emptied.
+                    for &word in &filled {
+                        deepest += self.deep[word as usize].count_ones() as u64;
+                        self.deep[word as usize] = 0;
                     }
                     filled.clear();
                 }
+                self.counts[self.depth] += deepest;
                 if !out.is_empty() {
                     // The next family must be sorted by size: with one
                     // set on either side it is made so already.
