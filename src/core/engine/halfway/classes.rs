@@ -63,6 +63,15 @@ impl Matchings {
         }
         self.counts[set as usize * self.per + k] as u64
     }
+
+    /// Sets of at most `most` direct pairs within `set`, summed from its
+    /// row at once.
+    #[inline]
+    fn upto(&self, set: u16, most: usize) -> u64 {
+        let start = set as usize * self.per;
+        let row = self.counts.get(start..start + self.per).unwrap_or_default();
+        row.iter().take(most + 1).map(|&c| c as u64).sum()
+    }
 }
 
 /// Fills `counts` with, for every set of the cards 0..`n` and every k below
@@ -190,7 +199,8 @@ impl Merges {
                 matchings: &matchings,
                 counts: vec![0; depth + 1],
                 seen: vec![0; 1 << 10],
-                helpers: vec![Vec::new(); 1 << self.n],
+                helpers: Vec::new(),
+                slots: vec![0; 1 << self.n],
                 met: Vec::new(),
                 spare: Vec::new(),
                 pool: Vec::new(),
@@ -239,8 +249,12 @@ struct ClassWalk<'a> {
     /// Bit per set of cards: already in the family being built.
     seen: Vec<u64>,
     /// The helpers met for each set of buried cards, under the set of
-    /// laden pairs being visited.
+    /// laden pairs being visited, in the order of `met` (emptied when
+    /// taken again).
     helpers: Vec<Vec<Helper>>,
+    /// For each set of buried cards, where its helpers are in `helpers`,
+    /// plus one (0 when none are): a small table, as it is read at random.
+    slots: Vec<u32>,
     /// The sets of buried cards with helpers.
     met: Vec<u16>,
     /// Emptied lists of sets, for `extend` to fill.
@@ -440,14 +454,23 @@ impl ClassWalk<'_> {
         for &entry in family {
             let buried = entry as u16;
             if pairs + (entry >> 16) as usize <= self.depth {
-                let list = &mut self.helpers[buried as usize];
-                if list.is_empty() {
+                let slot = &mut self.slots[buried as usize];
+                let at = if *slot == 0 {
+                    let at = self.met.len();
+                    *slot = at as u32 + 1;
                     self.met.push(buried);
+                    if at == self.helpers.len() {
+                        self.helpers.push(Vec::new());
+                    }
+                    self.helpers[at].clear();
                     let left = self.all & !buried & !self.laden_cards;
                     let most = self.depth - buried.count_ones() as usize - laden;
-                    self.met_states += (0..=most).map(|k| self.matchings.get(left, k)).sum::<u64>();
-                }
-                let list = &mut self.helpers[buried as usize];
+                    self.met_states += self.matchings.upto(left, most);
+                    at
+                } else {
+                    *slot as usize - 1
+                };
+                let list = &mut self.helpers[at];
                 // A class the laden pairs hold alone (its first helper is
                 // none) is a lookup; any other costs 2^r terms for r
                 // helpers.
@@ -495,7 +518,7 @@ impl ClassWalk<'_> {
     /// Forgets the classes met, uncounted.
     fn forget(&mut self) {
         for &buried in &self.met {
-            self.helpers[buried as usize].clear();
+            self.slots[buried as usize] = 0;
         }
         self.met.clear();
     }
@@ -504,8 +527,9 @@ impl ClassWalk<'_> {
     /// pairs on the cards `used`, and forgets their helpers.
     fn settle(&mut self, used: u16, laden: usize) {
         let met = std::mem::take(&mut self.met);
-        for &buried in &met {
-            let helpers = std::mem::take(&mut self.helpers[buried as usize]);
+        for (at, &buried) in met.iter().enumerate() {
+            self.slots[buried as usize] = 0;
+            let helpers = std::mem::take(&mut self.helpers[at]);
             let left = self.all & !buried & !used;
             let base = buried.count_ones() as usize + laden;
             let most = self.depth - base;
@@ -538,9 +562,7 @@ impl ClassWalk<'_> {
                     *count += sum;
                 }
             }
-            let mut helpers = helpers;
-            helpers.clear();
-            self.helpers[buried as usize] = helpers;
+            self.helpers[at] = helpers;
         }
         let mut met = met;
         met.clear();
