@@ -29,7 +29,9 @@
 //! way the count is exact: the choice is only about time.
 
 use super::CHECK_EVERY;
-use super::count::{PairSets, count_added, first_meeting, forget_meeting, sort_by_size};
+use super::count::{
+    Chunk, PairSets, SMALL_FAMILY, count_added, first_meeting, forget_meeting, slice, sort_by_size,
+};
 use super::merges::Merges;
 use crate::engine::board::bits;
 use crate::engine::limits::{Limits, SearchError};
@@ -206,6 +208,7 @@ impl Merges {
                 pool: Vec::new(),
                 clear: Vec::new(),
                 spare_sets: Vec::new(),
+                chunks: Vec::new(),
                 nodes: 0,
                 laden_cards: 0,
                 met_terms: 0,
@@ -236,6 +239,18 @@ impl Merges {
     }
 }
 
+/// A family bit-sliced for the sets that can join it, made when first
+/// needed (many families are joined by none).
+struct Slicing {
+    /// The chunks, empty until made.
+    holders: Vec<Chunk>,
+    /// The entries to slice: those within `room`, or none when they are
+    /// few enough to read one by one.
+    sliced: usize,
+    /// The most cards a union may have.
+    room: usize,
+}
+
 /// The walk over sets of laden pairs, and under each over sets of helpers.
 struct ClassWalk<'a> {
     sets: &'a PairSets,
@@ -263,6 +278,8 @@ struct ClassWalk<'a> {
     clear: Vec<u32>,
     /// A buffer for [`sort_by_size`], in `extend`.
     spare_sets: Vec<u32>,
+    /// Emptied bit-slicings of families, for `slicing` to hand out.
+    chunks: Vec<Vec<Chunk>>,
     /// A table kept for classes with many helpers.
     spare: Vec<u32>,
     nodes: usize,
@@ -308,16 +325,18 @@ impl ClassWalk<'_> {
     /// The distinct sets made by adding to a set of `family` (entries
     /// `size << 16 | set`, sorted) one of the sets of `pair` from its
     /// `skip`th on, clear of the cards `taken` (the pairs' cards, the new
-    /// one's `ends` among them), of at most `room` cards; sorted the same.
+    /// one's `ends` among them), of at most `slicing.room` cards; sorted the
+    /// same. The family is bit-sliced into `slicing` when first needed.
     fn extend(
         &mut self,
         family: &[u32],
+        slicing: &mut Slicing,
         pair: usize,
         skip: usize,
         taken: u16,
         ends: u16,
-        room: usize,
     ) -> Vec<u32> {
+        let room = slicing.room;
         let mut out = self.pool.pop().unwrap_or_default();
         out.clear();
         let fewest = (family[0] >> 16) as usize;
@@ -338,6 +357,41 @@ impl ClassWalk<'_> {
         clear.truncate(kept);
         if kept == 0 {
             self.clear = clear;
+            return out;
+        }
+        if slicing.sliced > 0 {
+            let holders = &mut slicing.holders;
+            if holders.is_empty() {
+                slice(&family[..slicing.sliced], room, holders);
+            }
+            // A large family: the entries clear of each set are found 64
+            // at a time (most are not, in the classes with many helpers).
+            let single = clear.len() == 1;
+            for &entry in &clear {
+                let x = entry as u16;
+                let left = room - (entry >> 16) as usize;
+                for (j, (held, sized)) in holders.iter().enumerate() {
+                    let mut fit = sized[left];
+                    for card in bits(x | ends) {
+                        fit &= !held[card];
+                    }
+                    while fit != 0 {
+                        let buried = family[64 * j + fit.trailing_zeros() as usize];
+                        fit &= fit - 1;
+                        let union = buried as u16 | x;
+                        if single || first_meeting(&mut self.seen, union) {
+                            out.push((buried + (entry & 0xffff_0000)) | union as u32);
+                        }
+                    }
+                }
+            }
+            self.clear = clear;
+            if !single {
+                for &entry in &out {
+                    forget_meeting(&mut self.seen, entry as u16);
+                }
+                sort_by_size(&mut out, &mut self.spare_sets);
+            }
             return out;
         }
         if clear.len() == 1 || family.len() == 1 {
@@ -422,6 +476,7 @@ impl ClassWalk<'_> {
         if fewest >= room {
             return Ok(());
         }
+        let mut slicing = self.slicing(family, room);
         for bottom in first..self.n {
             if used >> bottom & 1 == 1 {
                 continue;
@@ -432,14 +487,15 @@ impl ClassWalk<'_> {
                     continue;
                 }
                 let ends = 1 << bottom | 1 << top;
-                let next =
-                    self.extend(family, bottom * MAX_CELLS + top, 0, used | ends, ends, room);
+                let pair = bottom * MAX_CELLS + top;
+                let next = self.extend(family, &mut slicing, pair, 0, used | ends, ends);
                 if !next.is_empty() {
                     self.laden(bottom + 1, used | ends, laden + 1, &next)?;
                 }
                 self.pool.push(next);
             }
         }
+        self.chunks.push(slicing.holders);
         Ok(())
     }
 
@@ -492,6 +548,7 @@ impl ClassWalk<'_> {
         if fewest >= room {
             return;
         }
+        let mut slicing = self.slicing(family, room);
         for bottom in first..self.n {
             if used >> bottom & 1 == 1 {
                 continue;
@@ -499,8 +556,8 @@ impl ClassWalk<'_> {
             for top in bits(self.helps_within[bottom][room - fewest] & !used) {
                 // The pair's sets but the empty one, which comes first.
                 let ends = 1 << bottom | 1 << top;
-                let next =
-                    self.extend(family, bottom * MAX_CELLS + top, 1, used | ends, ends, room);
+                let pair = bottom * MAX_CELLS + top;
+                let next = self.extend(family, &mut slicing, pair, 1, used | ends, ends);
                 if !next.is_empty() {
                     self.help(
                         bottom + 1,
@@ -512,6 +569,21 @@ impl ClassWalk<'_> {
                 }
                 self.pool.push(next);
             }
+        }
+        self.chunks.push(slicing.holders);
+    }
+
+    /// An empty slicing of `family` for `room`, for `extend` to fill (its
+    /// chunks to be given back to `chunks`).
+    fn slicing(&mut self, family: &[u32], room: usize) -> Slicing {
+        let mut holders = self.chunks.pop().unwrap_or_default();
+        holders.clear();
+        let fits = family.partition_point(|&e| (e >> 16) as usize <= room);
+        let sliced = if fits > SMALL_FAMILY { fits } else { 0 };
+        Slicing {
+            holders,
+            sliced,
+            room,
         }
     }
 

@@ -113,8 +113,8 @@ pub(super) fn count_added(
 }
 
 /// Families of this many entries or fewer are read entry by entry, not
-/// bit-sliced.
-const SMALL_FAMILY: usize = 6;
+/// bit-sliced (in both walks).
+pub(super) const SMALL_FAMILY: usize = 6;
 
 /// Whether `union` is met for the first time since `seen` was last
 /// cleared (a bit per set of cards), marking it met.
@@ -170,13 +170,13 @@ pub(super) fn sort_by_size(out: &mut Vec<u32>, spare: &mut Vec<u32>) {
 
 /// 64 entries of a family, bit-sliced: which hold each card, and which
 /// have each number of cards or fewer.
-type Chunk = ([u64; MAX_CELLS], [u64; MAX_CELLS + 1]);
+pub(super) type Chunk = ([u64; MAX_CELLS], [u64; MAX_CELLS + 1]);
 
 /// Slices `family` (sorted by size, none over `room` cards) into
 /// `holders`: holders[j].0[c] has bit i when entry 64j + i holds card c, so
 /// the entries clear of a set of cards are found 64 at a time; holders[j].1[k]
 /// has those of k cards or fewer.
-fn slice(family: &[u32], room: usize, holders: &mut Vec<Chunk>) {
+pub(super) fn slice(family: &[u32], room: usize, holders: &mut Vec<Chunk>) {
     holders.resize(
         family.len().div_ceil(64),
         ([0; MAX_CELLS], [0; MAX_CELLS + 1]),
@@ -244,6 +244,13 @@ impl PairWalk<'_> {
         // pairs fix every cell's top. Sorted by size: each size's entries
         // are counted at once, not one increment apiece (those chain).
         let mut rest = &family[..];
+        if let (Some(&first), Some(&last)) = (rest.first(), rest.last())
+            && first >> 16 == last >> 16
+        {
+            // All of one size, as most families are.
+            self.counts[pairs + (first >> 16) as usize] += rest.len() as u64;
+            rest = &[];
+        }
         while let Some(&first) = rest.first() {
             let same = rest.partition_point(|&e| e >> 16 == first >> 16);
             self.counts[pairs + (first >> 16) as usize] += same as u64;
@@ -282,9 +289,6 @@ impl PairWalk<'_> {
         let small = fits <= SMALL_FAMILY;
         let mut holders = std::mem::take(&mut self.holders[pairs]);
         holders.clear();
-        if !small {
-            slice(&family[..fits], room, &mut holders);
-        }
         let mut out = std::mem::take(&mut self.families[pairs + 1]);
         let mut avail = std::mem::take(&mut self.avail[pairs]);
         let mut filled = std::mem::take(&mut self.filled);
@@ -314,6 +318,10 @@ impl PairWalk<'_> {
                 }
                 if kept == 0 {
                     continue;
+                }
+                // Sliced when first needed: many nodes add no pair.
+                if !small && holders.is_empty() {
+                    slice(&family[..fits], room, &mut holders);
                 }
                 out.clear();
                 // With one set for the pair, or one in the family, every
