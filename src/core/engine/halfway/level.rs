@@ -297,7 +297,8 @@ pub(super) struct NextLevel {
 /// Words a set of bottoms gathers before its repeats are dropped, at least.
 /// Small, because the repeats held are most of the walk's memory: 4096
 /// held deal 0's walk at 116 MB and the flocking puzzle's at 1.18 GB, 512
-/// at 80 MB and 0.99 GB, in the same time (issue 27).
+/// at 80 MB and 0.99 GB, in the same time within the noise (deal 6, the
+/// largest of deals 0..9, perhaps 4% slower; issue 27).
 const COMPACT_AT: usize = 1 << 9;
 
 impl NextLevel {
