@@ -30,7 +30,8 @@
 
 use super::CHECK_EVERY;
 use super::count::{
-    Chunk, PairSets, SMALL_FAMILY, count_added, first_meeting, forget_meeting, slice, sort_by_size,
+    Chunk, PairSets, SMALL_FAMILY, clear_of, count_added, first_meeting, forget_meeting, slice,
+    sort_by_size,
 };
 use super::merges::Merges;
 use crate::engine::board::bits;
@@ -370,11 +371,8 @@ impl ClassWalk<'_> {
             for &entry in &clear {
                 let x = entry as u16;
                 let left = room - (entry >> 16) as usize;
-                for (j, (held, sized)) in holders.iter().enumerate() {
-                    let mut fit = sized[left];
-                    for card in bits(x | ends) {
-                        fit &= !held[card];
-                    }
+                for (j, chunk) in holders.iter().enumerate() {
+                    let mut fit = clear_of(chunk, x | ends, left);
                     while fit != 0 {
                         let buried = family[64 * j + fit.trailing_zeros() as usize];
                         fit &= fit - 1;

@@ -172,6 +172,13 @@ pub(super) fn sort_by_size(out: &mut Vec<u32>, spare: &mut Vec<u32>) {
 /// have each number of cards or fewer.
 pub(super) type Chunk = ([u64; MAX_CELLS], [u64; MAX_CELLS + 1]);
 
+/// The entries of a chunk that hold none of `cards` and have `size` cards
+/// or fewer, as bits.
+#[inline]
+pub(super) fn clear_of((held, sized): &Chunk, cards: u16, size: usize) -> u64 {
+    bits(cards).fold(sized[size], |clear, card| clear & !held[card])
+}
+
 /// Slices `family` (sorted by size, none over `room` cards) into
 /// `holders`: holders[j].0[c] has bit i when entry 64j + i holds card c, so
 /// the entries clear of a set of cards are found 64 at a time; holders[j].1[k]
@@ -244,13 +251,6 @@ impl PairWalk<'_> {
         // pairs fix every cell's top. Sorted by size: each size's entries
         // are counted at once, not one increment apiece (those chain).
         let mut rest = &family[..];
-        if let (Some(&first), Some(&last)) = (rest.first(), rest.last())
-            && first >> 16 == last >> 16
-        {
-            // All of one size, as most families are.
-            self.counts[pairs + (first >> 16) as usize] += rest.len() as u64;
-            rest = &[];
-        }
         while let Some(&first) = rest.first() {
             let same = rest.partition_point(|&e| e >> 16 == first >> 16);
             self.counts[pairs + (first >> 16) as usize] += same as u64;
@@ -364,11 +364,10 @@ impl PairWalk<'_> {
                         // Entries of `room_left` cards fill the room: their unions
                         // are states at the last depth, counted, not visited.
                         let room_left = room - (more >> 16) as usize;
-                        for (j, (held, sized)) in holders.iter().enumerate() {
-                            let mut clear = sized[room_left] & !(held[bottom] | held[top]);
-                            for card in bits(x) {
-                                clear &= !held[card];
-                            }
+                        for (j, chunk) in holders.iter().enumerate() {
+                            let ends = 1 << bottom | 1 << top;
+                            let mut clear = clear_of(chunk, x | ends, room_left);
+                            let sized = &chunk.1;
                             let fewer = if room_left == 0 {
                                 0
                             } else {
