@@ -166,6 +166,12 @@ impl Merges {
         if n > 0 {
             slices[1] = PartChunk::slice(&by_size[1]);
         }
+        // Kept up to date size by size: the fill from splits asks it of
+        // every subset, where the table itself would be a miss in 2 MB.
+        self.whole = vec![0; (1usize << n).div_ceil(64)];
+        for part in &by_size[1] {
+            self.mark_whole(part.set);
+        }
         for size in 2..=n {
             limits.check_cancel()?;
             let split_cost = binomial(n, size) << (size - 1);
@@ -185,11 +191,12 @@ impl Merges {
                 .map(|set| self.part(set))
                 .collect();
             slices[size] = PartChunk::slice(&by_size[size]);
+            for part in &by_size[size] {
+                self.mark_whole(part.set);
+            }
         }
         self.ends = vec![(0, 0); 1 << n];
-        self.whole = vec![0; (1usize << n).div_ceil(64)];
         for part in by_size.iter().flatten() {
-            self.whole[part.set as usize >> 6] |= 1 << (part.set & 63);
             for t in bits(part.tops) {
                 self.with_top[t].push(part.set);
             }
@@ -271,7 +278,7 @@ impl Merges {
             loop {
                 let a = low | sub;
                 let b = set & !a;
-                if b != 0 && self.can_merge(a) && self.can_merge(b) {
+                if b != 0 && self.is_whole(a) && self.is_whole(b) {
                     self.join(a, b, &mut out);
                     self.join(b, a, &mut out);
                 }
@@ -283,6 +290,18 @@ impl Merges {
             self.stacks[set as usize] = out;
         }
         Ok(())
+    }
+
+    /// Whether the set of cards `set` can become one stack, from the
+    /// bitmap (during the fill, among the sizes filled so far).
+    #[inline]
+    pub(super) fn is_whole(&self, set: u16) -> bool {
+        self.whole[set as usize >> 6] >> (set & 63) & 1 == 1
+    }
+
+    /// Notes in the bitmap that `set` can become one stack.
+    fn mark_whole(&mut self, set: u16) {
+        self.whole[set as usize >> 6] |= 1 << (set & 63);
     }
 
     /// A set that can merge, with what a move onto or off it needs.
@@ -569,6 +588,13 @@ mod tests {
             assert!(stacks > 16, "{stacks} sets can merge");
             assert!(by_pairs.stacks == by_splits.stacks);
             assert!(chosen.stacks == by_splits.stacks);
+            // The bitmap the fill keeps as it goes names the same sets.
+            for m in [&by_pairs, &by_splits, &chosen] {
+                let all = m.all();
+                let wrong =
+                    (0..=all).find(|&set| m.is_whole(set) != (set != 0 && m.can_merge(set)));
+                assert_eq!(wrong, None);
+            }
         }
     }
 }

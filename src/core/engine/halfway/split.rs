@@ -170,12 +170,6 @@ impl SplitCache {
 }
 
 impl Merges {
-    /// Whether the set of cards `set` can become one stack.
-    #[inline]
-    fn is_whole(&self, set: u16) -> bool {
-        self.whole[set as usize >> 6] >> (set & 63) & 1 == 1
-    }
-
     /// Adds to `out` the parts of `set` that can become one stack while the
     /// rest of it can too (each split once per part that moved), from the
     /// sets that can merge when they are fewer than the subsets.
