@@ -6,10 +6,10 @@
 //! can stop as soon as it does: the search's screen undoes most steps on
 //! numerators many times its bar, which a few percent of their walk show.
 
-use super::Word;
 use super::level::{Finish, LOOK_EVERY, Sink, WalkLists, WordSet};
 use super::merges::Merges;
 use super::split::SplitCache;
+use super::wins::Grouping;
 use crate::engine::board::bits;
 use crate::engine::limits::{Limits, SearchError};
 
@@ -28,7 +28,7 @@ pub enum Bounded {
 /// until the walk reaches it, and what compacts them and keeps emptied
 /// lists for sets yet to gather (the depth walk's own).
 struct InOrder {
-    raw: Vec<Vec<Word>>,
+    raw: Vec<Vec<Grouping>>,
     lists: Finish,
 }
 
@@ -36,18 +36,20 @@ impl InOrder {
     /// Bytes held, roughly.
     fn bytes(&self) -> usize {
         let words: usize = self.raw.iter().map(Vec::capacity).sum();
-        words * 8 + self.raw.len() * std::mem::size_of::<Vec<Word>>() + self.lists.bytes()
+        words * size_of::<Grouping>()
+            + self.raw.len() * size_of::<Vec<Grouping>>()
+            + self.lists.bytes()
     }
 }
 
 impl Sink for InOrder {
     #[inline]
-    fn take(&mut self, bottoms: u16) -> Vec<Word> {
+    fn take(&mut self, bottoms: u16) -> Vec<Grouping> {
         self.lists.take(&mut self.raw, bottoms)
     }
 
     #[inline]
-    fn put(&mut self, bottoms: u16, words: Vec<Word>, _new: bool) {
+    fn put(&mut self, bottoms: u16, words: Vec<Grouping>, _new: bool) {
         self.lists.put(&mut self.raw, bottoms, words);
     }
 }
@@ -114,7 +116,8 @@ impl Merges {
                 continue;
             }
             if until_look == 0 {
-                let held = lists_of.bytes() + words.capacity() * 8 + splits.bytes();
+                let held =
+                    lists_of.bytes() + words.capacity() * size_of::<Grouping>() + splits.bytes();
                 limits.check(held + kept.len() * 4)?;
                 until_look = LOOK_EVERY;
             }

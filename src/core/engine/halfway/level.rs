@@ -4,8 +4,8 @@
 //! ([`Finish`]: its repeats dropped, its boards counted), and the lists
 //! kept from one walk to the next ([`WalkLists`]).
 
-use super::Word;
-use super::ones;
+use super::wins::{Grouping, join};
+use super::{Word, ones};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -20,7 +20,7 @@ use std::collections::BinaryHeap;
 pub struct WalkLists {
     /// Sets of lists, each one empty list per set of bottoms of some
     /// number of cards.
-    pub(super) spare: Vec<Vec<Vec<Word>>>,
+    pub(super) spare: Vec<Vec<Vec<Grouping>>>,
 }
 
 /// Sets of lists kept for reuse at most.
@@ -29,7 +29,7 @@ const SPARE_LIST_SETS: usize = 4;
 impl WalkLists {
     /// One empty list per set of bottoms of `n` cards, a kept set if there
     /// is one.
-    pub(super) fn take(&mut self, n: usize) -> Vec<Vec<Word>> {
+    pub(super) fn take(&mut self, n: usize) -> Vec<Vec<Grouping>> {
         match self.spare.iter().position(|lists| lists.len() == 1 << n) {
             Some(at) => self.spare.swap_remove(at),
             None => vec![Vec::new(); 1 << n],
@@ -38,7 +38,7 @@ impl WalkLists {
 
     /// Keeps `lists` for another walk once the sets `used` are emptied (the
     /// others must be empty, with nothing allocated).
-    pub(super) fn keep(&mut self, mut lists: Vec<Vec<Word>>, used: &[u16]) {
+    pub(super) fn keep(&mut self, mut lists: Vec<Vec<Grouping>>, used: &[u16]) {
         if lists.len() < 1 << 8 {
             return;
         }
@@ -55,7 +55,7 @@ impl WalkLists {
 /// One depth of the walk back: the distinct words of each set of bottoms
 /// (indexed by the set), and how many boards they make.
 pub(super) struct Level {
-    pub(super) sets: Vec<Vec<Word>>,
+    pub(super) sets: Vec<Vec<Grouping>>,
     /// The sets of bottoms with words, in numeric order.
     pub(super) used: Vec<u16>,
     pub(super) boards: usize,
@@ -64,7 +64,7 @@ pub(super) struct Level {
 impl Level {
     /// A level with no words, in these lists (one per set of bottoms, all
     /// empty).
-    pub(super) fn empty(sets: Vec<Vec<Word>>) -> Level {
+    pub(super) fn empty(sets: Vec<Vec<Grouping>>) -> Level {
         Level {
             sets,
             used: Vec::new(),
@@ -79,11 +79,11 @@ impl Level {
 
     /// Bytes held, roughly.
     pub(super) fn bytes(&self) -> usize {
-        self.sets.len() * std::mem::size_of::<Vec<Word>>()
+        self.sets.len() * std::mem::size_of::<Vec<Grouping>>()
             + self
                 .used
                 .iter()
-                .map(|&b| self.sets[b as usize].capacity() * 8)
+                .map(|&b| self.sets[b as usize].capacity() * size_of::<Grouping>())
                 .sum::<usize>()
     }
 }
@@ -92,33 +92,71 @@ impl Level {
 /// card 15 a bottom with itself on top and every other card in its stack.
 const EMPTY: Word = u64::MAX;
 
+/// What [`WordSet::dedup`] keeps one of: a word, or a grouping, whose
+/// repeats join what is known of their winning moves.
+pub(super) trait Keyed: Copy {
+    /// The word that tells repeats apart.
+    fn key(&self) -> Word;
+    /// Takes in what a repeat knows.
+    fn join(&mut self, other: Self);
+}
+
+impl Keyed for Word {
+    #[inline]
+    fn key(&self) -> Word {
+        *self
+    }
+
+    #[inline]
+    fn join(&mut self, _: Word) {}
+}
+
+impl Keyed for Grouping {
+    #[inline]
+    fn key(&self) -> Word {
+        self.word
+    }
+
+    #[inline]
+    fn join(&mut self, other: Grouping) {
+        self.wins = join(self.wins, other.wins);
+    }
+}
+
 /// An open-addressing set of words, cleared for each use; small enough,
 /// for one set of bottoms, to stay in the cache.
 #[derive(Default)]
 pub(super) struct WordSet {
     table: Vec<Word>,
+    /// Where the kept entry of each word of `table` is.
+    at: Vec<u32>,
 }
 
 impl WordSet {
-    /// Keeps the first of each word in `words`, in order.
-    pub(super) fn dedup(&mut self, words: &mut Vec<Word>) {
+    /// Keeps the first of each word in `words`, in order, with what its
+    /// repeats know joined into it.
+    pub(super) fn dedup<T: Keyed>(&mut self, words: &mut Vec<T>) {
         let size = (2 * words.len()).next_power_of_two().max(16);
         self.table.clear();
         self.table.resize(size, EMPTY);
+        self.at.resize(size, 0);
         let slot_bits = size.trailing_zeros();
         let mut kept = 0;
         for i in 0..words.len() {
-            let w = words[i];
+            let entry = words[i];
+            let w = entry.key();
             debug_assert_ne!(w, EMPTY);
             let mut at = crate::hash::fibonacci(w, slot_bits);
             loop {
                 let held = self.table[at];
                 if held == w {
+                    words[self.at[at] as usize].join(entry);
                     break;
                 }
                 if held == EMPTY {
                     self.table[at] = w;
-                    words[kept] = w;
+                    self.at[at] = kept as u32;
+                    words[kept] = entry;
                     kept += 1;
                     break;
                 }
@@ -128,17 +166,17 @@ impl WordSet {
         words.truncate(kept);
     }
 
-    /// Distinct boards among distinct words with these bottoms: the
+    /// Distinct boards among distinct groupings with these bottoms: the
     /// distinct tops.
     pub(super) fn boards(
         &mut self,
         bottoms: u16,
-        words: &[Word],
+        words: &[Grouping],
         scratch: &mut Vec<Word>,
     ) -> usize {
         let mask = ones(bottoms) * 0xf;
         scratch.clear();
-        scratch.extend(words.iter().map(|&w| w & mask));
+        scratch.extend(words.iter().map(|g| g.word & mask));
         self.dedup(scratch);
         scratch.len()
     }
@@ -155,7 +193,7 @@ pub(super) struct Finish {
     /// Keep only the count of boards, not the words.
     only_tops: bool,
     /// Emptied lists, kept for sets of bottoms yet to gather words.
-    spare: Vec<Vec<Word>>,
+    spare: Vec<Vec<Grouping>>,
 }
 
 impl Finish {
@@ -176,7 +214,7 @@ impl Finish {
         &mut self,
         n: usize,
         only_tops: bool,
-        sets: Vec<Vec<Word>>,
+        sets: Vec<Vec<Grouping>>,
         lists: &mut WalkLists,
     ) {
         self.only_tops = only_tops;
@@ -192,7 +230,7 @@ impl Finish {
 
     /// Finishes a set of bottoms that will gather no more words: `words`,
     /// all it gathered.
-    pub(super) fn finish(&mut self, bottoms: u16, mut words: Vec<Word>) {
+    pub(super) fn finish(&mut self, bottoms: u16, mut words: Vec<Grouping>) {
         self.set.dedup(&mut words);
         if self.only_tops {
             self.done.boards += words.len();
@@ -207,7 +245,7 @@ impl Finish {
     /// Drops the repeats of `words`, a set's list, once it has gathered
     /// many since the last time (`kept` words were left then).
     #[inline]
-    pub(super) fn compact(&mut self, words: &mut Vec<Word>, kept: &mut u32) {
+    pub(super) fn compact(&mut self, words: &mut Vec<Grouping>, kept: &mut u32) {
         if words.len() > COMPACT_AT.max(2 * *kept as usize) {
             self.set.dedup(words);
             *kept = words.len() as u32;
@@ -217,7 +255,7 @@ impl Finish {
     /// A set of bottoms' list, or, when it has none allocated yet, an
     /// emptied one kept from another set: fewer lists grow from nothing.
     #[inline]
-    pub(super) fn list(&mut self, words: Vec<Word>) -> Vec<Word> {
+    pub(super) fn list(&mut self, words: Vec<Grouping>) -> Vec<Grouping> {
         if words.capacity() == 0 {
             self.spare.pop().unwrap_or_default()
         } else {
@@ -228,7 +266,7 @@ impl Finish {
     /// The list of the set `bottoms` in `raw`, taken out to be filled (see
     /// [`Finish::list`]).
     #[inline]
-    pub(super) fn take(&mut self, raw: &mut [Vec<Word>], bottoms: u16) -> Vec<Word> {
+    pub(super) fn take(&mut self, raw: &mut [Vec<Grouping>], bottoms: u16) -> Vec<Grouping> {
         let words = std::mem::take(&mut raw[bottoms as usize]);
         self.list(words)
     }
@@ -237,7 +275,12 @@ impl Finish {
     /// [`Finish::take`], or keeps it for another set when it is empty;
     /// whether it went back.
     #[inline]
-    pub(super) fn put(&mut self, raw: &mut [Vec<Word>], bottoms: u16, words: Vec<Word>) -> bool {
+    pub(super) fn put(
+        &mut self,
+        raw: &mut [Vec<Grouping>],
+        bottoms: u16,
+        words: Vec<Grouping>,
+    ) -> bool {
         if words.is_empty() {
             self.recycle(words);
             return false;
@@ -247,7 +290,7 @@ impl Finish {
     }
 
     /// Keeps an emptied list for another set of bottoms.
-    pub(super) fn recycle(&mut self, mut words: Vec<Word>) {
+    pub(super) fn recycle(&mut self, mut words: Vec<Grouping>) {
         if words.capacity() > 0 && words.capacity() <= COMPACT_AT * 4 && self.spare.len() < 1 << 12
         {
             words.clear();
@@ -263,7 +306,8 @@ impl Finish {
 
     /// Bytes held, roughly.
     pub(super) fn bytes(&self) -> usize {
-        self.spare.iter().map(|s| s.capacity() * 8).sum::<usize>() + self.done.bytes()
+        let spare: usize = self.spare.iter().map(Vec::capacity).sum();
+        spare * size_of::<Grouping>() + self.done.bytes()
     }
 }
 
@@ -271,10 +315,10 @@ impl Finish {
 /// depth's sets of bottoms, each taken out while it is filled.
 pub(super) trait Sink {
     /// The words gathered so far for a set of bottoms.
-    fn take(&mut self, bottoms: u16) -> Vec<Word>;
+    fn take(&mut self, bottoms: u16) -> Vec<Grouping>;
     /// Gives back the words of a set of bottoms taken with `take`; `new`
     /// when it had none before.
-    fn put(&mut self, bottoms: u16, words: Vec<Word>, new: bool);
+    fn put(&mut self, bottoms: u16, words: Vec<Grouping>, new: bool);
 }
 
 /// The groupings of the next depth of the walk back (one move shallower)
@@ -285,7 +329,7 @@ pub(super) trait Sink {
 /// [`Level`].
 pub(super) struct NextLevel {
     /// For each set of bottoms, the words made for it so far.
-    pub(super) raw: Vec<Vec<Word>>,
+    pub(super) raw: Vec<Vec<Grouping>>,
     /// For each set of bottoms, its words after its last compaction.
     kept: Vec<u32>,
     /// The sets of bottoms with words, by the set whose split finishes
@@ -315,7 +359,12 @@ impl NextLevel {
     /// Starts a depth, into `sets` (one empty list per set of bottoms, or
     /// none, to be taken from `lists`; the lists of the depth before are
     /// reused, which saves clearing megabytes at every step of a search).
-    pub(super) fn begin(&mut self, only_tops: bool, sets: Vec<Vec<Word>>, lists: &mut WalkLists) {
+    pub(super) fn begin(
+        &mut self,
+        only_tops: bool,
+        sets: Vec<Vec<Grouping>>,
+        lists: &mut WalkLists,
+    ) {
         let n = self.raw.len().trailing_zeros() as usize;
         self.finish.begin(n, only_tops, sets, lists);
     }
@@ -348,11 +397,11 @@ impl NextLevel {
 
     /// Bytes held, roughly.
     pub(super) fn bytes(&self) -> usize {
-        self.raw.len() * (std::mem::size_of::<Vec<Word>>() + 4)
+        self.raw.len() * (std::mem::size_of::<Vec<Grouping>>() + 4)
             + self
                 .pending
                 .iter()
-                .map(|Reverse((_, b))| self.raw[*b as usize].capacity() * 8)
+                .map(|Reverse((_, b))| self.raw[*b as usize].capacity() * size_of::<Grouping>())
                 .sum::<usize>()
             + self.finish.bytes()
     }
@@ -362,12 +411,12 @@ impl Sink for NextLevel {
     /// The words gathered for a set of bottoms, in a list from an earlier
     /// set when it has none yet: fewer lists grow from nothing.
     #[inline]
-    fn take(&mut self, bottoms: u16) -> Vec<Word> {
+    fn take(&mut self, bottoms: u16) -> Vec<Grouping> {
         self.finish.take(&mut self.raw, bottoms)
     }
 
     #[inline]
-    fn put(&mut self, bottoms: u16, words: Vec<Word>, new: bool) {
+    fn put(&mut self, bottoms: u16, words: Vec<Grouping>, new: bool) {
         if self.finish.put(&mut self.raw, bottoms, words) && new {
             // Its sources are the sets one bottom smaller, the last of
             // them the set without its lowest bottom.
@@ -402,7 +451,32 @@ mod tests {
         let mut seen = std::collections::HashSet::new();
         let expected: Vec<Word> = words.iter().copied().filter(|&w| seen.insert(w)).collect();
         assert!(expected.len() < words.len() && expected.len() > 3_000);
-        WordSet::default().dedup(&mut words);
+        // As groupings, each knowing a move of its own: the first of each
+        // word is kept, with the two least moves of its repeats.
+        let mut groupings: Vec<Grouping> = words
+            .iter()
+            .enumerate()
+            .map(|(i, &w)| Grouping {
+                word: w,
+                wins: 0xff00 | (i % 251) as u16,
+            })
+            .collect();
+        let mut moves: std::collections::HashMap<Word, Vec<u16>> = Default::default();
+        for g in &groupings {
+            moves.entry(g.word).or_default().push(g.wins & 0xff);
+        }
+        let mut set = WordSet::default();
+        set.dedup(&mut words);
         assert_eq!(words, expected);
+        set.dedup(&mut groupings);
+        let kept: Vec<Word> = groupings.iter().map(|g| g.word).collect();
+        assert_eq!(kept, expected);
+        for g in &groupings {
+            let mut known = moves[&{ g.word }].clone();
+            known.sort_unstable();
+            known.dedup();
+            let next = known.get(1).copied().unwrap_or(0xff);
+            assert_eq!({ g.wins }, next << 8 | known[0], "{:#x}", { g.word });
+        }
     }
 }

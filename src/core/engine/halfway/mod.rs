@@ -27,16 +27,21 @@
 //!   Each depth's groupings (which cards are in which stack) are kept in
 //!   64-bit words by their set of bottoms, so that a set's repeats are
 //!   dropped in the cache with a small hash set, and the set is finished as
-//!   soon as the last set of bottoms that can lead to it is split.
+//!   soon as the last set of bottoms that can lead to it is split. Each
+//!   grouping carries the two least moves known to win from it, and a
+//!   stack is split only where the move undoing the split is less than the
+//!   known winning moves the split leaves alone (`wins`): every grouping
+//!   is still met, by half as many splits.
 //!
 //! Both agree with [`crate::engine::analysis`] state for state; the tests and
 //! the property tests check them against it.
 //!
 //! The parts: [`Merges`], the table of the stacks each set of cards can
 //! become (`merges`); the count of distinct states by classes
-//! (`classes`), and by sets of pairs (`count`); the walk back and the tension (`walk`), with the splits of
-//! each stack it meets (`split`), its lists (`level`) and its depths shared
-//! among threads (`shared`); the same walk in the numeric order of the sets
+//! (`classes`), and by sets of pairs (`count`); the walk back and the
+//! tension (`walk`), with the splits of each stack it meets (`split`), the
+//! moves it knows win from each grouping (`wins`), its lists (`level`) and
+//! its depths shared among threads (`shared`); the same walk in the numeric order of the sets
 //! of bottoms, which can stop as soon as its count passes a bar
 //! (`in_order`); the full per-depth table (`table`); the groupings, an
 //! upper bound on the distinct states cheap beside their count (`bound`).
@@ -53,6 +58,7 @@ mod shared;
 mod split;
 mod table;
 mod walk;
+mod wins;
 
 pub use in_order::Bounded;
 pub use level::WalkLists;

@@ -8,10 +8,10 @@
 //! past the last set that can lead to it: the same order of work as on one
 //! thread, so the same memory, and the same counts.
 
-use super::Word;
 use super::level::{Finish, LOOK_EVERY, Level, Sink, WalkLists};
 use super::merges::Merges;
 use super::split::SplitCache;
+use super::wins::Grouping;
 use crate::engine::limits::{Limits, SearchError};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -61,7 +61,7 @@ impl Worker {
 /// The lists every thread fills, kept for the whole walk: for each thread,
 /// one list per set of bottoms of the next depth.
 pub(super) struct Gathered {
-    raw: Vec<Vec<Mutex<Vec<Word>>>>,
+    raw: Vec<Vec<Mutex<Vec<Grouping>>>>,
     /// Whether a set of bottoms has words from some thread, so that its
     /// owner has heard of it.
     touched: Vec<AtomicBool>,
@@ -95,7 +95,7 @@ struct Shared<'a> {
     /// The depth's sets of bottoms, in numeric order.
     bottoms: Vec<u16>,
     /// Each set's groupings, until its thread takes them.
-    words: Vec<Mutex<Vec<Word>>>,
+    words: Vec<Mutex<Vec<Grouping>>>,
     /// The next of `bottoms` no thread has taken, when the threads take
     /// them as they get free.
     next: AtomicUsize,
@@ -156,14 +156,14 @@ struct ThreadSink<'a, 'b> {
 }
 
 impl Sink for ThreadSink<'_, '_> {
-    fn take(&mut self, bottoms: u16) -> Vec<Word> {
+    fn take(&mut self, bottoms: u16) -> Vec<Grouping> {
         let slot = &self.shared.gathered.raw[self.me][bottoms as usize];
         let words = std::mem::take(&mut *lock(slot));
         self.taken.push((bottoms, words.capacity()));
         self.finish.list(words)
     }
 
-    fn put(&mut self, bottoms: u16, mut words: Vec<Word>, _: bool) {
+    fn put(&mut self, bottoms: u16, mut words: Vec<Grouping>, _: bool) {
         let at = self.taken.iter().position(|&(b, _)| b == bottoms);
         let counted = at.map_or(0, |at| self.taken.swap_remove(at).1);
         let shared = self.shared;
@@ -179,11 +179,11 @@ impl Sink for ThreadSink<'_, '_> {
         if now >= counted {
             shared
                 .raw_bytes
-                .fetch_add((now - counted) * 8, Ordering::Relaxed);
+                .fetch_add((now - counted) * size_of::<Grouping>(), Ordering::Relaxed);
         } else {
             shared
                 .raw_bytes
-                .fetch_sub((counted - now) * 8, Ordering::Relaxed);
+                .fetch_sub((counted - now) * size_of::<Grouping>(), Ordering::Relaxed);
         }
         if !shared.gathered.touched[bottoms as usize].swap(true, Ordering::AcqRel) {
             let threads = shared.at.len();
@@ -200,7 +200,7 @@ impl Merges {
     pub(super) fn split_level_shared(
         &self,
         level: &mut Level,
-        spare: Vec<Vec<Word>>,
+        spare: Vec<Vec<Grouping>>,
         workers: &mut [Worker],
         gathered: &Gathered,
         depth: Depth,
@@ -219,7 +219,7 @@ impl Merges {
             .iter()
             .map(|&b| {
                 let words = std::mem::take(&mut level.sets[b as usize]);
-                held += words.capacity() * 8;
+                held += words.capacity() * size_of::<Grouping>();
                 Mutex::new(words)
             })
             .collect();
@@ -318,7 +318,7 @@ impl Merges {
             until_look = until_look.saturating_sub(made);
             shared
                 .held
-                .fetch_sub(words.capacity() * 8, Ordering::Relaxed);
+                .fetch_sub(words.capacity() * size_of::<Grouping>(), Ordering::Relaxed);
         }
         shared.at[me].store(u32::MAX, Ordering::Release);
         // Finish the rest as the other threads get past their sources.
@@ -356,7 +356,7 @@ impl Merges {
             let mut bytes = 0;
             for raw in &shared.gathered.raw {
                 let mut part = std::mem::take(&mut *lock(&raw[bottoms as usize]));
-                bytes += part.capacity() * 8;
+                bytes += part.capacity() * size_of::<Grouping>();
                 if words.is_empty() {
                     std::mem::swap(&mut words, &mut part);
                 } else {

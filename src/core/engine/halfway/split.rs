@@ -295,7 +295,9 @@ impl Merges {
             // still get an empty range.
             out.slots[base + rank(bottom as usize) * k + rank(top as usize)] = (0, 0);
         }
-        found.sort_unstable_by_key(|f| f.0);
+        // By stack, and within a stack by new bottom: the walk stops at
+        // the first whose undoing is above its bar.
+        found.sort_unstable_by_key(|f| (f.0, f.1));
         for run in found.chunk_by(|a, b| a.0 == b.0) {
             out.slots[base + run[0].0 as usize] = (out.flips.len() as u32, run.len() as u32);
             out.flips.extend(run.iter().map(|f| f.2));

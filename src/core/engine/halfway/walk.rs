@@ -6,6 +6,7 @@ use super::level::{LOOK_EVERY, Level, NextLevel, Sink, WalkLists};
 use super::merges::Merges;
 use super::shared::{Depth, Gathered, Worker};
 use super::split::SplitCache;
+use super::wins::{Grouping, NONE_KNOWN, least, leaving, move_of, with};
 use super::{CHECK_EVERY, Spread, Word, nibble, ones};
 use crate::engine::board::{Board, KeyHasher, MoveList, bits};
 use crate::engine::limits::{Limits, SearchError};
@@ -178,7 +179,7 @@ impl Merges {
         level.used.sort_unstable();
         if n == 0 {
             // No cards: already one stack or fewer, as the analysis has it.
-            level.sets[0].push(0);
+            level.sets[0].push(Grouping::new(0));
             level.used.push(0);
             level.boards = 1;
         }
@@ -258,11 +259,12 @@ impl Merges {
 
     /// The groupings of every card in one stack on `bottom`, one per top
     /// it can have: where the walk back starts.
-    pub(super) fn one_stack(&self, bottom: usize) -> Vec<Word> {
+    pub(super) fn one_stack(&self, bottom: usize) -> Vec<Grouping> {
         let all = self.all();
         bits(all)
             .filter(|&top| self.bottoms(all, top) >> bottom & 1 == 1)
             .map(|top| (ones(all & !(1 << bottom)) * bottom as u64) | (top as u64) << (4 * bottom))
+            .map(Grouping::new)
             .collect()
     }
 
@@ -271,7 +273,7 @@ impl Merges {
         let mut keys: Vec<u128> = level
             .used
             .iter()
-            .flat_map(|&b| level.sets[b as usize].iter().map(move |&w| (b, w)))
+            .flat_map(|&b| level.sets[b as usize].iter().map(move |&g| (b, g.word)))
             .map(|(b, w)| self.board_key(b, w))
             .collect();
         keys.sort_unstable();
@@ -316,7 +318,7 @@ impl Merges {
             }
             until_look = until_look
                 .saturating_sub(self.split_words(bottoms, &words, only_tops, splits, next));
-            held -= words.capacity() * 8;
+            held -= words.capacity() * size_of::<Grouping>();
             for new in bits(self.all() & !bottoms) {
                 next.compact(bottoms | 1 << new);
             }
@@ -328,8 +330,8 @@ impl Merges {
     /// Asks `splits` for the stacks of `words`, whose bottoms are
     /// `bottoms`: large sets are then split once for all the stacks a
     /// depth asks.
-    pub(super) fn ask_splits(&self, bottoms: u16, words: &[Word], splits: &mut SplitCache) {
-        for &w in words {
+    pub(super) fn ask_splits(&self, bottoms: u16, words: &[Grouping], splits: &mut SplitCache) {
+        for &Grouping { word: w, .. } in words {
             let spread = Spread::of(w);
             for bottom in bits(bottoms & !spread.own()) {
                 let group = self.stack_cards(spread, bottoms, bottom);
@@ -339,11 +341,13 @@ impl Merges {
     }
 
     /// Adds to `next` the predecessors of `words`, whose bottoms are
-    /// `bottoms`; returns how many were made.
+    /// `bottoms`, each split only where the move undoing it is less than
+    /// the moves known to win that it leaves alone (see `wins`); returns
+    /// how many were made.
     pub(super) fn split_words(
         &self,
         bottoms: u16,
-        words: &[Word],
+        words: &[Grouping],
         only_tops: bool,
         splits: &mut SplitCache,
         next: &mut impl Sink,
@@ -358,7 +362,7 @@ impl Merges {
         });
         // The sets of bottoms these words lead to, by the card that becomes
         // a bottom, held here while the words are split.
-        let mut to: [Vec<Word>; MAX_CELLS] = std::array::from_fn(|_| Vec::new());
+        let mut to: [Vec<Grouping>; MAX_CELLS] = std::array::from_fn(|_| Vec::new());
         let mut fresh = 0u16;
         for new in bits(self.all() & !bottoms) {
             to[new] = next.take(bottoms | 1 << new);
@@ -369,16 +373,29 @@ impl Merges {
         let mut made = 0;
         let mut last: [(u16, usize, std::ops::Range<usize>); MAX_CELLS] =
             std::array::from_fn(|_| (0, 0, 0..0));
-        for &w in words {
+        for &Grouping { word: w, wins } in words {
             // A one-card stack is its own top; the others are split.
             let spread = Spread::of(w);
             for bottom in bits(bottoms & !spread.own()) {
                 let group = self.stack_cards(spread, bottoms, bottom);
                 let top = nibble(w, bottom);
+                // The known winning moves this stack's splits leave alone:
+                // a split undone by a greater move is made elsewhere.
+                let kept = leaving(wins, bottom);
+                let bar = least(kept);
+                // The last depth's boards are only counted.
+                let left = if only_tops { NONE_KNOWN } else { kept };
                 if group.count_ones() == 2 {
                     // Two cards split one way (see `two_card_flip`).
-                    to[top].push((w ^ two_card_flip(bottom, top)) & keep[top]);
-                    made += 1;
+                    let undo = move_of(top, bottom);
+                    if undo < bar {
+                        let word = (w ^ two_card_flip(bottom, top)) & keep[top];
+                        to[top].push(Grouping {
+                            word,
+                            wins: with(left, undo),
+                        });
+                        made += 1;
+                    }
                     continue;
                 }
                 // Neighbouring words often share a stack. Tried without
@@ -396,11 +413,19 @@ impl Merges {
                     (*last_group, *last_top) = (group, top);
                 }
                 let range = last_range.clone();
-                made += range.len();
                 for (&flip, &new) in splits.flips[range.clone()].iter().zip(&splits.news[range]) {
                     // Masked to a card, so no bounds check is needed.
                     let new = new as usize & (MAX_CELLS - 1);
-                    to[new].push((w ^ flip) & keep[new]);
+                    let undo = move_of(new, bottom);
+                    if undo > bar {
+                        // A stack's splits come by their new bottom.
+                        break;
+                    }
+                    to[new].push(Grouping {
+                        word: (w ^ flip) & keep[new],
+                        wins: with(left, undo),
+                    });
+                    made += 1;
                 }
             }
         }
@@ -541,7 +566,8 @@ mod tests {
     }
 
     /// A prototype of the walk back with its splits in a normal form
-    /// (README, issue 27, not built into the walk yet): splits of different
+    /// (README, issue 27; the walk takes the rule of `wins` instead, which
+    /// makes fewer predecessors than either of these): splits of different
     /// stacks commute, so `rule` need allow only one order of them. Each
     /// grouping carries the bottoms it may still split, joined over the
     /// ways it is met. Returns, for each depth from the last down to
@@ -552,7 +578,7 @@ mod tests {
         let mut splits = SplitCache::new(merges.n);
         let mut level: HashMap<(u16, Word), u16> = HashMap::new();
         for bottom in 0..merges.n {
-            for w in merges.one_stack(bottom) {
+            for Grouping { word: w, .. } in merges.one_stack(bottom) {
                 level.insert((1 << bottom, w), u16::MAX);
             }
         }

@@ -1,0 +1,158 @@
+//! What the walk back knows of each grouping's winning moves, and the rule
+//! that makes it split each grouping of the next depth fewer times.
+//!
+//! A grouping met by splitting a stack wins by the move that undoes the
+//! split; and a move that wins from a grouping still wins from it with
+//! another of its stacks split, when the move touches neither of the two
+//! stacks the split makes (the moves commute). So each grouping carries
+//! the two least moves known to win from it (joined over the ways it is
+//! met), and a stack is split only where the move undoing the split is
+//! less than every known winning move that the split leaves alone. Every
+//! grouping is still met: from the one its least winning move leads to,
+//! whose known moves are all winning moves of it too, so none is less.
+//! Counted on deal 0, the walk then makes 9.45 M predecessors, not 19.36 M.
+
+use super::Word;
+
+/// A move as a byte: the bottom of the stack moved in the high nibble, the
+/// bottom of the stack it lands on in the low one. Ordered as bytes.
+pub(super) type Move = u8;
+
+/// No move: 15 onto itself, which no move is, and above every move.
+const NO_MOVE: Move = 0xff;
+
+/// Up to two moves known to win, the least in the low byte; [`NO_MOVE`]
+/// where there are fewer.
+pub(super) type Wins = u16;
+
+/// No move known to win: a grouping met first, or one whose moves do not
+/// matter (the last depth's).
+pub(super) const NONE_KNOWN: Wins = 0xffff;
+
+/// A grouping in the walk back's lists: its word (see [`Word`]) and the
+/// moves known to win from it. Packed: the lists hold millions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C, packed(2))]
+pub(super) struct Grouping {
+    pub(super) word: Word,
+    pub(super) wins: Wins,
+}
+
+impl Grouping {
+    /// A grouping with no move known to win from it.
+    #[inline]
+    pub(super) fn new(word: Word) -> Grouping {
+        Grouping {
+            word,
+            wins: NONE_KNOWN,
+        }
+    }
+}
+
+/// The move of the stack on `moved` onto the stack on `onto`.
+#[inline]
+pub(super) fn move_of(moved: usize, onto: usize) -> Move {
+    (moved << 4 | onto) as Move
+}
+
+/// Whether `m` moves the stack on `bottom` or lands on it.
+#[inline]
+fn touches(m: Move, bottom: usize) -> bool {
+    (m >> 4) as usize == bottom || (m & 0xf) as usize == bottom
+}
+
+/// The two least moves of both.
+#[inline]
+pub(super) fn join(a: Wins, b: Wins) -> Wins {
+    let (a0, a1, b0, b1) = (a as u8, (a >> 8) as u8, b as u8, (b >> 8) as u8);
+    let least = a0.min(b0);
+    let next = match a0.cmp(&b0) {
+        std::cmp::Ordering::Less => a1.min(b0),
+        std::cmp::Ordering::Greater => b1.min(a0),
+        std::cmp::Ordering::Equal => a1.min(b1),
+    };
+    (next as u16) << 8 | least as u16
+}
+
+/// The moves of `wins` that leave the stack on `bottom` alone: those that
+/// still win once it is split.
+#[inline]
+pub(super) fn leaving(wins: Wins, bottom: usize) -> Wins {
+    let (w0, w1) = (wins as u8, (wins >> 8) as u8);
+    match (touches(w0, bottom), touches(w1, bottom)) {
+        (false, false) => wins,
+        (false, true) => only(w0),
+        (true, false) => only(w1),
+        (true, true) => NONE_KNOWN,
+    }
+}
+
+/// The least move of `wins`: a split whose undoing is above it is made
+/// from another grouping.
+#[inline]
+pub(super) fn least(wins: Wins) -> Move {
+    wins as u8
+}
+
+/// The move `m` alone.
+#[inline]
+fn only(m: Move) -> Wins {
+    (NO_MOVE as u16) << 8 | m as u16
+}
+
+/// `wins` with the move `m` known too.
+#[inline]
+pub(super) fn with(wins: Wins, m: Move) -> Wins {
+    join(wins, only(m))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The two least of a list of moves, by sorting.
+    fn two_least(mut moves: Vec<Move>) -> Wins {
+        moves.sort_unstable();
+        moves.dedup();
+        let at = |i: usize| moves.get(i).copied().unwrap_or(NO_MOVE) as u16;
+        at(1) << 8 | at(0)
+    }
+
+    #[test]
+    fn known_wins_join_and_leave_as_sets_do() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for _ in 0..5000 {
+            // Two sets of up to two moves among few cards, so that they
+            // share moves and touch the same stacks often.
+            let mut set = || -> Vec<Move> {
+                let k = (next() % 3) as usize;
+                (0..k)
+                    .map(|_| {
+                        let (a, b) = ((next() % 4) as usize, (next() % 4) as usize);
+                        move_of(a, if a == b { (b + 1) % 4 } else { b })
+                    })
+                    .collect()
+            };
+            let (a, b) = (set(), set());
+            let (wa, wb) = (two_least(a.clone()), two_least(b.clone()));
+            assert_eq!(join(wa, wb), two_least([a.clone(), b].concat()));
+            let bottom = (next() % 4) as usize;
+            let left: Vec<Move> = a.iter().copied().filter(|&m| !touches(m, bottom)).collect();
+            assert_eq!(leaving(wa, bottom), two_least(left.clone()));
+            let m = move_of(bottom, (bottom + 1) % 4);
+            assert_eq!(with(wa, m), two_least([a, vec![m]].concat()));
+            assert_eq!(
+                least(two_least(left.clone())),
+                *left.iter().min().unwrap_or(&NO_MOVE)
+            );
+        }
+        assert_eq!(join(NONE_KNOWN, NONE_KNOWN), NONE_KNOWN);
+        assert!(move_of(15, 14) < NO_MOVE);
+    }
+}
