@@ -6,7 +6,7 @@ use super::level::{LOOK_EVERY, Level, NextLevel, Sink, WalkLists};
 use super::merges::Merges;
 use super::shared::{Depth, Gathered, Worker};
 use super::split::SplitCache;
-use super::wins::{Grouping, NONE_KNOWN, least, leaving, move_of, with};
+use super::wins::{Grouping, NONE_KNOWN, least, leaving, move_of, splittable, with};
 use super::{CHECK_EVERY, Spread, Word, nibble, ones};
 use crate::engine::board::{Board, KeyHasher, MoveList, bits};
 use crate::engine::limits::{Limits, SearchError};
@@ -374,9 +374,10 @@ impl Merges {
         let mut last: [(u16, usize, std::ops::Range<usize>); MAX_CELLS] =
             std::array::from_fn(|_| (0, 0, 0..0));
         for &Grouping { word: w, wins } in words {
-            // A one-card stack is its own top; the others are split.
+            // A one-card stack is its own top; the others are split, but
+            // for those the least known winning move rules out.
             let spread = Spread::of(w);
-            for bottom in bits(bottoms & !spread.own()) {
+            for bottom in bits(bottoms & !spread.own() & splittable(wins)) {
                 let group = self.stack_cards(spread, bottoms, bottom);
                 let top = nibble(w, bottom);
                 // The known winning moves this stack's splits leave alone:
@@ -396,6 +397,12 @@ impl Merges {
                         });
                         made += 1;
                     }
+                    continue;
+                }
+                // No split of this stack is undone below the bar: its new
+                // bottom would be one of its other cards.
+                let lowest_new = (group & !(1 << bottom)).trailing_zeros() as usize;
+                if move_of(lowest_new, bottom) > bar {
                     continue;
                 }
                 // Neighbouring words often share a stack. Tried without
