@@ -20,8 +20,8 @@ use super::Word;
 /// A move as a byte: the bottom of the stack it lands on in the high
 /// nibble, the bottom of the stack moved in the low one. Ordered as bytes,
 /// so by the stack landed on first: the splits of a stack on a bottom above
-/// a grouping's least known move are all made elsewhere, and the walk
-/// skips the stack without looking its splits up.
+/// the one a grouping's least known move lands on are all made elsewhere,
+/// and the walk skips the stack without looking its splits up.
 pub(super) type Move = u8;
 
 /// No move: 15 onto itself, which no move is, and above every move.
@@ -40,7 +40,9 @@ pub(super) const NONE_KNOWN: Wins = 0xffff;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(C, packed(2))]
 pub(super) struct Grouping {
+    /// Which cards are in which stack, and the stacks' tops.
     pub(super) word: Word,
+    /// The two least moves known to win from it.
     pub(super) wins: Wins,
 }
 
