@@ -13,17 +13,20 @@ use std::hash::BuildHasherDefault;
 /// kept as the bits it flips in a word, which depend only on the stack, and
 /// the card that becomes a bottom, so a predecessor costs one xor.
 pub(super) struct SplitCache {
-    /// Set of cards → where its slots begin (`NONE` until it is met). A set
-    /// of k cards has k × k slots, one per (bottom, top), indexed by their
-    /// ranks among the set's cards, so a lookup is two reads.
-    base: Vec<u32>,
-    /// (start, length) of each stack's flips; `NONE` length until computed.
-    slots: Vec<(u32, u32)>,
-    pub(super) flips: Vec<Word>,
-    /// The new bottom of each flip.
-    pub(super) news: Vec<u8>,
-    /// The splits of one set as they are found: slot, new bottom, flip.
-    found: Vec<(u16, u8, Word)>,
+    /// Set of cards → where its slots begin (`NONE` until it is met), with
+    /// the cards it can have on top and at the bottom as one stack
+    /// ([`Base`]). A set has a slot per (bottom, top) of those, indexed by
+    /// their ranks among them, so a lookup is two reads.
+    base: Vec<Base>,
+    /// Each stack's splits ([`Slot`]): `NONE` until computed.
+    slots: Vec<Slot>,
+    /// The stacks' flips, each stack's run after its length.
+    flips: Vec<Word>,
+    /// The new bottom of each flip (a stack's length has none).
+    news: Vec<u8>,
+    /// The splits of one set as they are found: slot, new bottom, and the
+    /// split as a [`Compact`].
+    found: Vec<(u16, u8, Compact)>,
     /// Stacks of large sets asked for by the depth about to be split.
     asked: Vec<(u16, u8, u8)>,
     /// Large set → where its halves are listed in `halved` (see
@@ -32,21 +35,70 @@ pub(super) struct SplitCache {
     halved: Vec<u16>,
 }
 
+/// A set's entry in the cache: where its slots begin (the low 32 bits,
+/// `NONE` until it is met), the cards it can have on top (the next 16) and
+/// at the bottom (the high 16). With the two masks beside the start, the
+/// slots are only for the (bottom, top) a stack of the set can have: on
+/// deal 0 half as many as one per pair of its cards, which took 8 MB.
+type Base = u64;
+
+/// A stack's splits in 32 bits: `NONE` until computed, `ASKED` when the
+/// next depth has asked for it; with the high bit, its one split, as a
+/// [`Compact`] (three in four of the stacks the walk looks up have one, and
+/// so need no read past their slot); without it, where its length is in
+/// `flips`, its flips following.
+type Slot = u32;
+
 /// An empty entry of the split cache.
 const NONE: u32 = u32::MAX;
 
-/// The length of a stack's slot once the next depth has asked for it, until
-/// it is split.
+/// A stack's slot once the next depth has asked for it, until it is split.
 const ASKED: u32 = NONE - 1;
 
-/// Where the slot of the stack (`set`, `bottom`, `top`) is, its set's
-/// slots beginning at `base`: a set of k cards has k × k slots, one per
-/// (bottom, top), by their ranks among the set's cards.
+/// The mark of a slot holding its stack's one split.
+const ONE: u32 = 1 << 31;
+
+/// Where the slot of the stack (`bottom`, `top`) of a set is, the set's
+/// entry being `base`: by the rank of its bottom among the set's bottoms,
+/// then of its top among the set's tops.
 #[inline]
-fn index(base: u32, set: u16, bottom: usize, top: usize) -> usize {
-    let k = set.count_ones() as usize;
-    let rank = |card: usize| (set & ((1u16 << card) - 1)).count_ones() as usize;
-    base as usize + rank(bottom) * k + rank(top)
+fn index(base: Base, bottom: usize, top: usize) -> usize {
+    let (start, tops, bottoms) = (base as u32, (base >> 32) as u16, (base >> 48) as u16);
+    let rank = |set: u16, card: usize| (set & ((1u16 << card) - 1)).count_ones() as usize;
+    start as usize + rank(bottoms, bottom) * tops.count_ones() as usize + rank(tops, top)
+}
+
+/// A split in 24 bits: the cards that moved but the new bottom (16 bits),
+/// the new bottom, and the card the moved stack landed on (4 bits each).
+type Compact = u32;
+
+/// The split `compact` of the stack (`bottom`, `top`), as the bits it flips
+/// in a word (see [`Merges::splits_of`]) and the card that becomes a bottom.
+#[inline]
+fn unpack(compact: Compact, bottom: usize, top: usize) -> (Word, u8) {
+    let (rest, new, under) = (
+        compact as u16,
+        (compact >> 16 & 0xf) as usize,
+        (compact >> 20 & 0xf) as usize,
+    );
+    let owners = ones(rest) * (bottom ^ new) as u64;
+    let flip =
+        owners | ((bottom ^ top) as u64) << (4 * new) | ((top ^ under) as u64) << (4 * bottom);
+    (flip, new as u8)
+}
+
+/// The splits of one stack, as [`SplitCache::of`] finds them.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Splits {
+    /// A stack with one split: its flip and new bottom.
+    One(Word, u8),
+    /// Where its flips are in the cache, and how many.
+    Many(u32, u32),
+}
+
+impl Splits {
+    /// No splits: where the walk has looked nothing up yet.
+    pub(super) const EMPTY: Splits = Splits::Many(0, 0);
 }
 
 /// Cards from which a set's stacks are split only as they are asked for:
@@ -58,10 +110,11 @@ impl SplitCache {
     /// An empty cache for `n` cards.
     pub(super) fn new(n: usize) -> SplitCache {
         SplitCache {
-            base: vec![NONE; 1 << n],
+            base: vec![NONE as Base; 1 << n],
             slots: Vec::new(),
-            flips: Vec::new(),
-            news: Vec::new(),
+            // The length of the stacks with no split, at 0.
+            flips: vec![0],
+            news: vec![0],
             found: Vec::new(),
             asked: Vec::new(),
             halves: HashMap::default(),
@@ -69,54 +122,65 @@ impl SplitCache {
         }
     }
 
-    /// The slot of the stack (`set`, `bottom`, `top`), the set's slots made
-    /// on its first look.
+    /// The entry of `set`, its slots made on its first look.
     #[inline]
-    fn slot(&mut self, set: u16, bottom: usize, top: usize) -> usize {
+    fn base_of(&mut self, merges: &Merges, set: u16) -> Base {
         let mut base = self.base[set as usize];
-        if base == NONE {
-            base = self.slots.len() as u32;
+        if base as u32 == NONE {
+            let (tops, bottoms) = merges.ends[set as usize];
+            base = self.slots.len() as Base | (tops as Base) << 32 | (bottoms as Base) << 48;
             self.base[set as usize] = base;
-            let k = set.count_ones() as usize;
-            self.slots.resize(self.slots.len() + k * k, (0, NONE));
+            let len = tops.count_ones() * bottoms.count_ones();
+            self.slots.resize(self.slots.len() + len as usize, NONE);
         }
-        index(base, set, bottom, top)
+        base
     }
 
-    /// The flips of the stack (`set`, `bottom`, `top`), as a range of
-    /// `flips` and `news`. The first look at a small set splits all its
-    /// stacks in one pass; a large set's stack is split alone.
+    /// The splits of the stack (`set`, `bottom`, `top`). The first look at
+    /// a small set splits all its stacks in one pass; a large set's stack
+    /// is split alone.
     #[inline]
-    pub(super) fn of(
-        &mut self,
-        merges: &Merges,
-        set: u16,
-        bottom: usize,
-        top: usize,
-    ) -> std::ops::Range<usize> {
+    pub(super) fn of(&mut self, merges: &Merges, set: u16, bottom: usize, top: usize) -> Splits {
         // A stack split before, as most are, costs two reads, inline.
         let base = self.base[set as usize];
-        if base != NONE {
-            let (start, len) = self.slots[index(base, set, bottom, top)];
-            if len < ASKED {
-                return start as usize..(start + len) as usize;
+        if base as u32 != NONE {
+            let slot = self.slots[index(base, bottom, top)];
+            if slot < ASKED {
+                return self.read(slot, bottom, top);
             }
         }
         self.split_new(merges, set, bottom, top)
     }
 
+    /// The splits of a computed `slot` of the stack (`bottom`, `top`).
+    #[inline]
+    fn read(&self, slot: Slot, bottom: usize, top: usize) -> Splits {
+        if slot & ONE != 0 {
+            let (flip, new) = unpack(slot & !ONE, bottom, top);
+            Splits::One(flip, new)
+        } else {
+            Splits::Many(slot + 1, self.flips[slot as usize] as u32)
+        }
+    }
+
+    /// The flips of `splits` and their new bottoms.
+    #[inline]
+    pub(super) fn list<'a>(&'a self, splits: &'a Splits) -> (&'a [Word], &'a [u8]) {
+        match splits {
+            Splits::One(flip, new) => (std::slice::from_ref(flip), std::slice::from_ref(new)),
+            &Splits::Many(start, len) => {
+                let range = start as usize..(start + len) as usize;
+                (&self.flips[range.clone()], &self.news[range])
+            }
+        }
+    }
+
     /// [`SplitCache::of`] for a stack not split yet.
     #[cold]
     #[inline(never)]
-    fn split_new(
-        &mut self,
-        merges: &Merges,
-        set: u16,
-        bottom: usize,
-        top: usize,
-    ) -> std::ops::Range<usize> {
-        let slot = self.slot(set, bottom, top);
-        if self.slots[slot].1 >= ASKED {
+    fn split_new(&mut self, merges: &Merges, set: u16, bottom: usize, top: usize) -> Splits {
+        let slot = index(self.base_of(merges, set), bottom, top);
+        if self.slots[slot] >= ASKED {
             if (set.count_ones() as usize) < LARGE {
                 let stacks: Vec<(u8, u8)> = bits(set)
                     .flat_map(|t| {
@@ -128,21 +192,20 @@ impl SplitCache {
                 merges.splits_of(set, &[(bottom as u8, top as u8)], self);
             }
         }
-        let (start, len) = self.slots[slot];
-        start as usize..(start + len) as usize
+        self.read(self.slots[slot], bottom, top)
     }
 
     /// Notes a stack the next depth will split, when its set is large and
     /// it is not split yet.
     #[inline]
-    pub(super) fn ask(&mut self, set: u16, bottom: usize, top: usize) {
+    pub(super) fn ask(&mut self, merges: &Merges, set: u16, bottom: usize, top: usize) {
         if (set.count_ones() as usize) < LARGE {
             return;
         }
-        let slot = self.slot(set, bottom, top);
-        if self.slots[slot].1 == NONE {
+        let slot = index(self.base_of(merges, set), bottom, top);
+        if self.slots[slot] == NONE {
             // Asked once: the slot stays empty until the set is split.
-            self.slots[slot].1 = ASKED;
+            self.slots[slot] = ASKED;
             self.asked.push((set, bottom as u8, top as u8));
         }
     }
@@ -162,7 +225,7 @@ impl SplitCache {
     /// Bytes the cache takes, roughly.
     pub(super) fn bytes(&self) -> usize {
         self.base.len() * 4
-            + self.slots.capacity() * 8
+            + self.slots.capacity() * 4
             + self.flips.capacity() * 9
             + self.halves.capacity() * 12
             + self.halved.capacity() * 2
@@ -210,12 +273,15 @@ impl Merges {
 
     /// The ways the `stacks` (bottom, top) of the cards `set` can have been
     /// made by their last move, filled into their slots in `out`: each as
-    /// the bits it flips in a word and the card that becomes a bottom. The
-    /// cards that moved get that card as their bottom, it gets the moved
-    /// top, and the bottom they landed on gets the top under them.
+    /// the bits it flips in a word and the card that becomes a bottom (see
+    /// [`unpack`]). The cards that moved get that card as their bottom, it
+    /// gets the moved top, and the bottom they landed on gets the top
+    /// under them.
     fn splits_of(&self, set: u16, stacks: &[(u8, u8)], out: &mut SplitCache) {
         let k = set.count_ones() as usize;
-        let rank = |card: usize| (set & ((1u16 << card) - 1)).count_ones() as usize;
+        let base = out.base_of(self, set);
+        // Slots as offsets from the set's first.
+        let at = |bottom: usize, top: usize| index(base & !(u32::MAX as Base), bottom, top);
         // The tops asked for with each bottom.
         let mut wanted = [0u16; MAX_CELLS];
         for &(bottom, top) in stacks {
@@ -244,17 +310,15 @@ impl Merges {
                     if near == 0 || from == 0 {
                         continue;
                     }
-                    let slot = (rank(bottom) * k + rank(top)) as u16;
+                    let slot = at(bottom, top) as u16;
                     for under in bits(near) {
                         if self.bottoms(stayed, under) >> bottom & 1 == 0 {
                             continue;
                         }
                         for new in bits(from) {
-                            let owners = ones(moved & !(1 << new)) * (bottom ^ new) as u64;
-                            let flip = owners
-                                | ((bottom ^ top) as u64) << (4 * new)
-                                | ((top ^ under) as u64) << (4 * bottom);
-                            found.push((slot, new as u8, flip));
+                            let rest = moved & !(1 << new);
+                            let compact = rest as u32 | (new as u32) << 16 | (under as u32) << 20;
+                            found.push((slot, new as u8, compact));
                         }
                     }
                 }
@@ -289,19 +353,38 @@ impl Merges {
                 }
             }
         }
-        let base = out.base[set as usize] as usize;
+        let first = base as u32 as usize;
         for &(bottom, top) in stacks {
             // Asked-for stacks with no split (none: every stack met has one)
-            // still get an empty range.
-            out.slots[base + rank(bottom as usize) * k + rank(top as usize)] = (0, 0);
+            // still get an empty list: the length at 0.
+            out.slots[first + at(bottom as usize, top as usize)] = 0;
         }
         // By stack, and within a stack by new bottom: the walk stops at
         // the first whose undoing is above its bar.
         found.sort_unstable_by_key(|f| (f.0, f.1));
+        // The stack of each slot, from the set's masks.
+        let (tops, bottoms) = self.ends[set as usize];
+        let stack = |slot: usize| {
+            let per = tops.count_ones() as usize;
+            let nth = |set: u16, rank: usize| bits(set).nth(rank).expect("a rank in the set");
+            (nth(bottoms, slot / per), nth(tops, slot % per))
+        };
         for run in found.chunk_by(|a, b| a.0 == b.0) {
-            out.slots[base + run[0].0 as usize] = (out.flips.len() as u32, run.len() as u32);
-            out.flips.extend(run.iter().map(|f| f.2));
-            out.news.extend(run.iter().map(|f| f.1));
+            let slot = run[0].0 as usize;
+            if let [(_, _, compact)] = run {
+                out.slots[first + slot] = ONE | compact;
+                continue;
+            }
+            debug_assert!(out.flips.len() < ONE as usize, "flips past 31 bits");
+            out.slots[first + slot] = out.flips.len() as u32;
+            out.flips.push(run.len() as Word);
+            out.news.push(0);
+            let (bottom, top) = stack(slot);
+            for &(_, _, compact) in run {
+                let (flip, new) = unpack(compact, bottom, top);
+                out.flips.push(flip);
+                out.news.push(new);
+            }
         }
         out.found = found;
     }

@@ -5,7 +5,7 @@
 use super::level::{LOOK_EVERY, Level, NextLevel, Sink, WalkLists};
 use super::merges::Merges;
 use super::shared::{Depth, Gathered, Worker};
-use super::split::SplitCache;
+use super::split::{SplitCache, Splits};
 use super::wins::{Grouping, NONE_KNOWN, least, leaving, move_of, splittable, with};
 use super::{CHECK_EVERY, Spread, Word, nibble, ones};
 use crate::engine::board::{Board, KeyHasher, MoveList, bits};
@@ -335,7 +335,7 @@ impl Merges {
             let spread = Spread::of(w);
             for bottom in bits(bottoms & !spread.own()) {
                 let group = self.stack_cards(spread, bottoms, bottom);
-                splits.ask(group, bottom, nibble(w, bottom));
+                splits.ask(self, group, bottom, nibble(w, bottom));
             }
         }
     }
@@ -371,8 +371,7 @@ impl Merges {
             }
         }
         let mut made = 0;
-        let mut last: [(u16, usize, std::ops::Range<usize>); MAX_CELLS] =
-            std::array::from_fn(|_| (0, 0, 0..0));
+        let mut last = [(0u16, 0usize, Splits::EMPTY); MAX_CELLS];
         for &Grouping { word: w, wins } in words {
             // A one-card stack is its own top; the others are split, but
             // for those the least known winning move rules out.
@@ -400,8 +399,11 @@ impl Merges {
                     continue;
                 }
                 // No split of this stack is undone below the bar: its new
-                // bottom would be one of its other cards.
-                let lowest_new = (group & !(1 << bottom)).trailing_zeros() as usize;
+                // bottom would be one of its other cards, in a line with
+                // its bottom (the moved stack's cell shares a row or a
+                // column with it).
+                let lowest_new =
+                    (group & self.line[bottom] & !(1 << bottom)).trailing_zeros() as usize;
                 if move_of(lowest_new, bottom) > bar {
                     continue;
                 }
@@ -415,13 +417,13 @@ impl Merges {
                 // paid was looking up fewer stacks: the known winning
                 // moves halved the predecessors for no time until they
                 // skipped whole stacks before their lookup.
-                let (last_group, last_top, last_range) = &mut last[bottom];
+                let (last_group, last_top, last_splits) = &mut last[bottom];
                 if *last_group != group || *last_top != top {
-                    *last_range = splits.of(self, group, bottom, top);
+                    *last_splits = splits.of(self, group, bottom, top);
                     (*last_group, *last_top) = (group, top);
                 }
-                let range = last_range.clone();
-                for (&flip, &new) in splits.flips[range.clone()].iter().zip(&splits.news[range]) {
+                let (flips, news) = splits.list(last_splits);
+                for (&flip, &new) in flips.iter().zip(news) {
                     // Masked to a card, so no bounds check is needed.
                     let new = new as usize & (MAX_CELLS - 1);
                     let undo = move_of(new, bottom);
@@ -607,9 +609,9 @@ mod tests {
                         // The walk splits two cards without the cache.
                         vec![(two_card_flip(bottom, top), top)]
                     } else {
-                        let range = splits.of(merges, group, bottom, top);
-                        let news = &splits.news[range.clone()];
-                        let flips = splits.flips[range].iter().zip(news);
+                        let found = splits.of(merges, group, bottom, top);
+                        let (flips, news) = splits.list(&found);
+                        let flips = flips.iter().zip(news);
                         flips.map(|(&flip, &new)| (flip, new as usize)).collect()
                     };
                     all += flips.len();
