@@ -224,7 +224,7 @@ impl SplitCache {
 
     /// Bytes the cache takes, roughly.
     pub(super) fn bytes(&self) -> usize {
-        self.base.len() * 4
+        self.base.len() * size_of::<Base>()
             + self.slots.capacity() * 4
             + self.flips.capacity() * 9
             + self.halves.capacity() * 12
