@@ -6,7 +6,7 @@ use super::level::{LOOK_EVERY, Level, NextLevel, Sink, WalkLists};
 use super::merges::Merges;
 use super::shared::{Depth, Gathered, Worker};
 use super::split::{SplitCache, Splits};
-use super::wins::{Grouping, NONE_KNOWN, least, leaving, move_of, splittable, with};
+use super::wins::{Grouping, Known, NONE_KNOWN, least, move_of, splittable, with};
 use super::{CHECK_EVERY, Spread, Word, nibble, ones};
 use crate::engine::board::{Board, KeyHasher, MoveList, bits};
 use crate::engine::limits::{Limits, SearchError};
@@ -342,8 +342,8 @@ impl Merges {
 
     /// Adds to `next` the predecessors of `words`, whose bottoms are
     /// `bottoms`, each split only where the move undoing it is less than
-    /// the moves known to win that it leaves alone (see `wins`); returns
-    /// how many were made.
+    /// the moves known to win that it leaves alone (see `wins`), or with
+    /// `only_tops` their tops only; returns how many were made.
     pub(super) fn split_words(
         &self,
         bottoms: u16,
@@ -352,9 +352,26 @@ impl Merges {
         splits: &mut SplitCache,
         next: &mut impl Sink,
     ) -> usize {
+        // A copy for each: the last depth's knows no moves and keeps tops.
+        if only_tops {
+            self.split_words_as::<true>(bottoms, words, splits, next)
+        } else {
+            self.split_words_as::<false>(bottoms, words, splits, next)
+        }
+    }
+
+    /// [`Merges::split_words`], keeping only tops when `TOPS`.
+    #[inline(always)]
+    fn split_words_as<const TOPS: bool>(
+        &self,
+        bottoms: u16,
+        words: &[Grouping],
+        splits: &mut SplitCache,
+        next: &mut impl Sink,
+    ) -> usize {
         // The nibbles each new set of bottoms keeps when only tops count.
         let keep: [Word; MAX_CELLS] = std::array::from_fn(|new| {
-            if only_tops {
+            if TOPS {
                 ones(bottoms | 1 << new) * 0xf
             } else {
                 !0
@@ -376,26 +393,33 @@ impl Merges {
             // A one-card stack is its own top; the others are split, but
             // for those the least known winning move rules out.
             let spread = Spread::of(w);
+            let known = Known::of(wins);
             for bottom in bits(bottoms & !spread.own() & splittable(wins)) {
                 let group = self.stack_cards(spread, bottoms, bottom);
                 let top = nibble(w, bottom);
                 // The known winning moves this stack's splits leave alone:
                 // a split undone by a greater move is made elsewhere.
-                let kept = leaving(wins, bottom);
+                let kept = known.leaving(bottom);
                 let bar = least(kept);
                 // The last depth's boards are only counted.
-                let left = if only_tops { NONE_KNOWN } else { kept };
+                let left = if TOPS { NONE_KNOWN } else { kept };
+                // Pushes the split `flip` whose new bottom is `new`, when
+                // the move undoing it is below the bar.
+                let mut push = |flip: Word, new: usize| {
+                    let undo = move_of(new, bottom);
+                    if undo > bar {
+                        return false;
+                    }
+                    to[new].push(Grouping {
+                        word: (w ^ flip) & keep[new],
+                        wins: with(left, undo),
+                    });
+                    made += 1;
+                    true
+                };
                 if group.count_ones() == 2 {
                     // Two cards split one way (see `two_card_flip`).
-                    let undo = move_of(top, bottom);
-                    if undo < bar {
-                        let word = (w ^ two_card_flip(bottom, top)) & keep[top];
-                        to[top].push(Grouping {
-                            word,
-                            wins: with(left, undo),
-                        });
-                        made += 1;
-                    }
+                    push(two_card_flip(bottom, top), top);
                     continue;
                 }
                 // No split of this stack is undone below the bar: its new
@@ -413,29 +437,31 @@ impl Merges {
                 // flocking puzzle, same time), a pass that looks up a set
                 // of bottoms' new stacks together so the misses overlap
                 // (7% slower), the next word's slots prefetched (12%
-                // slower) and each set's words sorted (7% slower). What
-                // paid was looking up fewer stacks: the known winning
-                // moves halved the predecessors for no time until they
-                // skipped whole stacks before their lookup.
+                // slower), each set's words sorted (7% slower) and the
+                // slots four times smaller (the same). What paid was
+                // looking up fewer stacks: the known winning moves halved
+                // the predecessors for no time until they skipped whole
+                // stacks before their lookup.
                 let (last_group, last_top, last_splits) = &mut last[bottom];
                 if *last_group != group || *last_top != top {
                     *last_splits = splits.of(self, group, bottom, top);
                     (*last_group, *last_top) = (group, top);
                 }
-                let (flips, news) = splits.list(last_splits);
-                for (&flip, &new) in flips.iter().zip(news) {
-                    // Masked to a card, so no bounds check is needed.
-                    let new = new as usize & (MAX_CELLS - 1);
-                    let undo = move_of(new, bottom);
-                    if undo > bar {
-                        // A stack's splits come by their new bottom.
-                        break;
+                // Masked to a card, so no bounds check is needed.
+                match *last_splits {
+                    // Most stacks looked up have one split.
+                    Splits::One(flip, new) => {
+                        push(flip, new as usize & (MAX_CELLS - 1));
                     }
-                    to[new].push(Grouping {
-                        word: (w ^ flip) & keep[new],
-                        wins: with(left, undo),
-                    });
-                    made += 1;
+                    Splits::Many(..) => {
+                        let (flips, news) = splits.list(last_splits);
+                        for (&flip, &new) in flips.iter().zip(news) {
+                            // A stack's splits come by their new bottom.
+                            if !push(flip, new as usize & (MAX_CELLS - 1)) {
+                                break;
+                            }
+                        }
+                    }
                 }
             }
         }

@@ -64,7 +64,7 @@ pub(super) fn move_of(moved: usize, onto: usize) -> Move {
 }
 
 /// Whether `m` moves the stack on `bottom` or lands on it.
-#[inline]
+#[cfg(test)]
 fn touches(m: Move, bottom: usize) -> bool {
     (m >> 4) as usize == bottom || (m & 0xf) as usize == bottom
 }
@@ -84,14 +84,46 @@ pub(super) fn join(a: Wins, b: Wins) -> Wins {
 }
 
 /// The moves of `wins` that leave the stack on `bottom` alone: those that
-/// still win once it is split.
-#[inline]
-pub(super) fn leaving(wins: Wins, bottom: usize) -> Wins {
+/// still win once it is split. (The walk reads them through [`Known`];
+/// this is its reference.)
+#[cfg(test)]
+fn leaving(wins: Wins, bottom: usize) -> Wins {
     let (w0, w1) = (wins as u8, (wins >> 8) as u8);
     let w0 = if touches(w0, bottom) { NO_MOVE } else { w0 };
     let w1 = if touches(w1, bottom) { NO_MOVE } else { w1 };
     // Still in order, but for a first move gone.
     (w0.max(w1) as u16) << 8 | w0.min(w1) as u16
+}
+
+/// A grouping's known winning moves, with the stacks each touches, read
+/// once for all its stacks, so that the moves each stack's splits leave
+/// alone come without comparing each move to its bottom.
+#[derive(Clone, Copy)]
+pub(super) struct Known {
+    /// The two moves, the least first.
+    moves: [Move; 2],
+    /// The bottoms of the two stacks each move touches.
+    touched: [u16; 2],
+}
+
+impl Known {
+    /// What `wins` knows.
+    #[inline]
+    pub(super) fn of(wins: Wins) -> Known {
+        let moves = [wins as u8, (wins >> 8) as u8];
+        let touched = moves.map(|m| 1u16 << (m >> 4) | 1 << (m & 0xf));
+        Known { moves, touched }
+    }
+
+    /// The known moves that leave the stack on `bottom` alone: those that
+    /// still win once it is split.
+    #[inline]
+    pub(super) fn leaving(&self, bottom: usize) -> Wins {
+        // A move that touches the stack becomes no move, 0xff.
+        let gone = |i: usize| ((self.touched[i] >> bottom & 1) as u8).wrapping_neg();
+        let (w0, w1) = (self.moves[0] | gone(0), self.moves[1] | gone(1));
+        (w0.max(w1) as u16) << 8 | w0.min(w1) as u16
+    }
 }
 
 /// The least move of `wins`: a split whose undoing is above it is made
@@ -162,6 +194,7 @@ mod tests {
             let bottom = (next() % 4) as usize;
             let left: Vec<Move> = a.iter().copied().filter(|&m| !touches(m, bottom)).collect();
             assert_eq!(leaving(wa, bottom), two_least(left.clone()));
+            assert_eq!(Known::of(wa).leaving(bottom), leaving(wa, bottom));
             let m = move_of(bottom, (bottom + 1) % 4);
             assert_eq!(with(wa, m), two_least([a, vec![m]].concat()));
             assert_eq!(
