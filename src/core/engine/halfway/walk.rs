@@ -425,10 +425,12 @@ impl Merges {
                 // No split of this stack is undone below the bar: its new
                 // bottom would be one of its other cards, in a line with
                 // its bottom (the moved stack's cell shares a row or a
-                // column with it).
-                let lowest_new =
-                    (group & self.line[bottom] & !(1 << bottom)).trailing_zeros() as usize;
-                if move_of(lowest_new, bottom) > bar {
+                // column with it). Only a stack the bar's move lands on or
+                // above can be so; most are below.
+                let lowest_new = |group: u16| {
+                    (group & self.line[bottom] & !(1 << bottom)).trailing_zeros() as usize
+                };
+                if bottom >= (bar >> 4) as usize && move_of(lowest_new(group), bottom) > bar {
                     continue;
                 }
                 // Neighbouring words often share a stack. Tried without
