@@ -166,6 +166,26 @@ impl WordSet {
         words.truncate(kept);
     }
 
+    /// How many distinct words `words` has, left as they are: the last
+    /// depth's boards are only counted.
+    pub(super) fn distinct<T: Keyed>(&mut self, words: &[T]) -> usize {
+        let size = (2 * words.len()).next_power_of_two().max(16);
+        self.table.clear();
+        self.table.resize(size, EMPTY);
+        let slot_bits = size.trailing_zeros();
+        let mut distinct = 0;
+        for entry in words {
+            let w = entry.key();
+            let mut at = crate::hash::fibonacci(w, slot_bits);
+            while self.table[at] != w && self.table[at] != EMPTY {
+                at = (at + 1) & (size - 1);
+            }
+            distinct += (self.table[at] == EMPTY) as usize;
+            self.table[at] = w;
+        }
+        distinct
+    }
+
     /// Distinct boards among distinct groupings with these bottoms: the
     /// distinct tops.
     pub(super) fn boards(
@@ -177,8 +197,7 @@ impl WordSet {
         let mask = ones(bottoms) * 0xf;
         scratch.clear();
         scratch.extend(words.iter().map(|g| g.word & mask));
-        self.dedup(scratch);
-        scratch.len()
+        self.distinct(scratch)
     }
 }
 
@@ -231,10 +250,10 @@ impl Finish {
     /// Finishes a set of bottoms that will gather no more words: `words`,
     /// all it gathered.
     pub(super) fn finish(&mut self, bottoms: u16, mut words: Vec<Grouping>) {
-        self.set.dedup(&mut words);
         if self.only_tops {
-            self.done.boards += words.len();
+            self.done.boards += self.set.distinct(&words);
         } else {
+            self.set.dedup(&mut words);
             self.done.boards += self.set.boards(bottoms, &words, &mut self.scratch);
             self.done.sets[bottoms as usize] = words.to_vec();
             self.done.used.push(bottoms);
@@ -466,6 +485,9 @@ mod tests {
             moves.entry(g.word).or_default().push(g.wins & 0xff);
         }
         let mut set = WordSet::default();
+        // Counted as they are, then kept.
+        assert_eq!(set.distinct(&words), expected.len());
+        assert_eq!(set.distinct(&groupings), expected.len());
         set.dedup(&mut words);
         assert_eq!(words, expected);
         set.dedup(&mut groupings);
