@@ -166,8 +166,9 @@ impl WordSet {
         words.truncate(kept);
     }
 
-    /// How many distinct words `words` has, left as they are: the last
-    /// depth's boards are only counted.
+    /// How many distinct words `words` has, left as they are: where only
+    /// the count is needed (the boards of each depth, and the last depth's
+    /// words).
     pub(super) fn distinct<T: Keyed>(&mut self, words: &[T]) -> usize {
         let size = (2 * words.len()).next_power_of_two().max(16);
         self.table.clear();
@@ -176,6 +177,7 @@ impl WordSet {
         let mut distinct = 0;
         for entry in words {
             let w = entry.key();
+            debug_assert_ne!(w, EMPTY);
             let mut at = crate::hash::fibonacci(w, slot_bits);
             while self.table[at] != w && self.table[at] != EMPTY {
                 at = (at + 1) & (size - 1);

@@ -10,13 +10,16 @@ use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 
 /// The splits of each stack met on the walk back, computed once. A split is
-/// kept as the bits it flips in a word, which depend only on the stack, and
-/// the card that becomes a bottom, so a predecessor costs one xor.
+/// read as the bits it flips in a word, which depend only on the stack, and
+/// the card that becomes a bottom, so a predecessor costs one xor; a
+/// stack's only split is kept packed in its slot ([`Compact`]) and its
+/// flip made as it is read.
 pub(super) struct SplitCache {
     /// Set of cards → where its slots begin (`NONE` until it is met), with
     /// the cards it can have on top and at the bottom as one stack
     /// ([`Base`]). A set has a slot per (bottom, top) of those, indexed by
-    /// their ranks among them, so a lookup is two reads.
+    /// their ranks among them, so a lookup is two reads (a third, of its
+    /// length, for a stack with more than one split).
     base: Vec<Base>,
     /// Each stack's splits ([`Slot`]): `NONE` until computed.
     slots: Vec<Slot>,
@@ -64,6 +67,8 @@ const ONE: u32 = 1 << 31;
 #[inline]
 fn index(base: Base, bottom: usize, top: usize) -> usize {
     let (start, tops, bottoms) = (base as u32, (base >> 32) as u16, (base >> 48) as u16);
+    // Another (bottom, top) would read another stack's slot.
+    debug_assert!(bottoms >> bottom & 1 == 1 && tops >> top & 1 == 1);
     let rank = |set: u16, card: usize| (set & ((1u16 << card) - 1)).count_ones() as usize;
     start as usize + rank(bottoms, bottom) * tops.count_ones() as usize + rank(tops, top)
 }
@@ -128,6 +133,8 @@ impl SplitCache {
         let mut base = self.base[set as usize];
         if base as u32 == NONE {
             let (tops, bottoms) = merges.ends[set as usize];
+            // A set's first look, so a check costs nothing.
+            assert!(self.slots.len() < 1 << 32, "split cache past 2^32 slots");
             base = self.slots.len() as Base | (tops as Base) << 32 | (bottoms as Base) << 48;
             self.base[set as usize] = base;
             let len = tops.count_ones() * bottoms.count_ones();
@@ -141,7 +148,8 @@ impl SplitCache {
     /// is split alone.
     #[inline]
     pub(super) fn of(&mut self, merges: &Merges, set: u16, bottom: usize, top: usize) -> Splits {
-        // A stack split before, as most are, costs two reads, inline.
+        // A stack split before, as most are, costs two reads (three with
+        // more than one split), inline.
         let base = self.base[set as usize];
         if base as u32 != NONE {
             let slot = self.slots[index(base, bottom, top)];
@@ -155,6 +163,7 @@ impl SplitCache {
     /// The splits of a computed `slot` of the stack (`bottom`, `top`).
     #[inline]
     fn read(&self, slot: Slot, bottom: usize, top: usize) -> Splits {
+        debug_assert!(slot < ASKED, "a stack not split yet");
         if slot & ONE != 0 {
             let (flip, new) = unpack(slot & !ONE, bottom, top);
             Splits::One(flip, new)
@@ -375,7 +384,11 @@ impl Merges {
                 out.slots[first + slot] = ONE | compact;
                 continue;
             }
-            debug_assert!(out.flips.len() < ONE as usize, "flips past 31 bits");
+            // Above, it would read as a stack's one split.
+            assert!(
+                out.flips.len() < ONE as usize,
+                "split cache past 2^31 flips"
+            );
             out.slots[first + slot] = out.flips.len() as u32;
             out.flips.push(run.len() as Word);
             out.news.push(0);

@@ -404,7 +404,9 @@ impl Merges {
                 // The last depth's boards are only counted.
                 let left = if TOPS { NONE_KNOWN } else { kept };
                 // Pushes the split `flip` whose new bottom is `new`, when
-                // the move undoing it is below the bar.
+                // the move undoing it is below the bar (never equal: the
+                // undoing lands on this stack, the bar's move leaves it
+                // alone).
                 let mut push = |flip: Word, new: usize| {
                     let undo = move_of(new, bottom);
                     if undo > bar {
@@ -426,7 +428,8 @@ impl Merges {
                 // bottom would be one of its other cards, in a line with
                 // its bottom (the moved stack's cell shares a row or a
                 // column with it). Only a stack the bar's move lands on or
-                // above can be so; most are below.
+                // above can be so; most are below. A stack of two or more
+                // cards has one in line with its bottom: no 16 here.
                 let lowest_new = |group: u16| {
                     (group & self.line[bottom] & !(1 << bottom)).trailing_zeros() as usize
                 };
