@@ -134,7 +134,10 @@ impl SplitCache {
         if base as u32 == NONE {
             let (tops, bottoms) = merges.ends[set as usize];
             // A set's first look, so a check costs nothing.
-            assert!(self.slots.len() < 1 << 32, "split cache past 2^32 slots");
+            assert!(
+                (self.slots.len() as u64) < 1 << 32,
+                "split cache past 2^32 slots"
+            );
             base = self.slots.len() as Base | (tops as Base) << 32 | (bottoms as Base) << 48;
             self.base[set as usize] = base;
             let len = tops.count_ones() * bottoms.count_ones();
