@@ -111,7 +111,12 @@ pub fn generate_one(h: &mut Harness<'_, BoafApp>) {
     h.run();
     h.get_by_label("Start").click();
     h.run_steps(2);
-    assert!(h.state().is_generating(), "Start began a generation");
+    // A 6-card puzzle can be found before the second frame when the test
+    // thread waits on a busy machine: a candidate in hand counts too.
+    assert!(
+        h.state().is_generating() || !h.state().candidates().is_empty(),
+        "Start began a generation"
+    );
     step_until(h, Duration::from_secs(60), |app| {
         !app.candidates().is_empty() && !app.is_generating()
     });
