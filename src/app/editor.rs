@@ -492,7 +492,7 @@ mod tests {
             Step::Counted { states: 3_216_593 },
             Step::Walked {
                 depth: 8,
-                solvable: 37_461,
+                solvable: Some(37_461),
             },
         ];
         assert!(last_steps.contains(&last.step), "{last:?}");

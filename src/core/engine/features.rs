@@ -287,9 +287,10 @@ impl HalfwayStart {
         let steps = self.steps(lowest);
         let mut told = 0;
         let merges = &self.merges;
-        let walk = merges.walk_back(1, lowest, half, tension, lists, limits, |states| {
+        // The depths past the halfway one are walked, not counted.
+        let walk = merges.walk_back(1, lowest, half, tension, false, lists, limits, |states| {
             told += 1;
-            tell(opts, told, steps, states);
+            tell(opts, told, steps, states.unwrap_or(0));
         })?;
         let shallow = if shallow > 0 {
             merges.count_states(shallow, limits)?
@@ -328,17 +329,17 @@ impl HalfwayStart {
             return Ok(Walked::Whole(Box::new(self.walk(opts, lists)?)));
         }
         let half = self.merges.cards() / 2;
-        let counts = match self
+        let solvable = match self
             .merges
             .walk_in_order(half, lists, &opts.limits, enough)?
         {
-            Bounded::Whole(counts) => counts,
+            Bounded::Whole(solvable) => solvable,
             Bounded::AtLeast(found) => return Ok(Walked::AtLeast(found)),
         };
         let steps = self.steps(half);
-        tell(opts, steps - 1, steps, counts[0] as usize);
+        tell(opts, steps - 1, steps, solvable as usize);
         Ok(Walked::Whole(Box::new(HalfwayParts {
-            walk: Solvable::counted(counts, half),
+            walk: Solvable::counted(vec![solvable], half),
             start: self,
             shallow: Vec::new(),
             tension: None,

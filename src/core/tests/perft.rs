@@ -64,6 +64,7 @@ fn fast_halfway_of_deal_1_and_two_e5_puzzles() {
                 1,
                 8,
                 false,
+                false,
                 &mut WalkLists::default(),
                 &limits,
                 |_| (),
@@ -102,14 +103,41 @@ fn the_halfway_ratio_tells_each_step_as_it_ends(full: &boaf_core::engine::analys
     use boaf_core::engine::halfway::{Step, Told, halfway_told};
     use boaf_core::engine::limits::Limits;
     use std::sync::Mutex;
-    // The walk back's depths, 15 down to 8, with their solvable states.
+    // The walk back's depths, 15 down to 8, with their solvable states
+    // told at the halfway depth only: the deeper ones are walked through.
     let walked: Vec<Step> = (8..16)
         .rev()
         .map(|depth| Step::Walked {
             depth,
-            solvable: full.depths[depth].solvable,
+            solvable: (depth == 8).then_some(full.depths[depth].solvable),
         })
         .collect();
+    // Asked for, the deeper depths are counted too, as the analysis has
+    // them.
+    let merges = boaf_core::engine::halfway::Merges::new(&deal(1), &Limits::default()).unwrap();
+    for threads in [1, 2] {
+        let mut lists = boaf_core::engine::halfway::WalkLists::default();
+        let mut heard = Vec::new();
+        let walk = merges
+            .walk_back(
+                threads,
+                8,
+                8,
+                false,
+                true,
+                &mut lists,
+                &Limits::default(),
+                |b| heard.push(b.map(|b| b as u64)),
+            )
+            .unwrap();
+        let full_counts: Vec<Option<u64>> = (8..16)
+            .rev()
+            .map(|d| Some(full.depths[d].solvable))
+            .collect();
+        assert_eq!(heard, full_counts, "{threads} thread(s)");
+        let counts: Vec<Option<u64>> = (8..16).rev().map(|d| walk.count(d)).collect();
+        assert_eq!(counts, full_counts, "{threads} thread(s)");
+    }
     let counted = Step::Counted {
         states: DEAL1_STATES[8],
     };
@@ -138,7 +166,7 @@ fn the_halfway_ratio_tells_each_step_as_it_ends(full: &boaf_core::engine::analys
                 let words: Vec<String> = heard.iter().map(|t| t.to_string()).collect();
                 let counted =
                     format!("3,216,593 states counted at the halfway depth (1 of {of} steps)");
-                let deepest = format!("walked back to depth 15: 230 solvable (2 of {of} steps)");
+                let deepest = format!("walked back to depth 15 (2 of {of} steps)");
                 assert_eq!((&words[0], &words[1]), (&counted, &deepest), "{case}");
                 let last = format!("walked back to depth 8: 37,461 solvable (9 of {of} steps)");
                 assert_eq!(words[8], last, "{case}");
@@ -149,6 +177,11 @@ fn the_halfway_ratio_tells_each_step_as_it_ends(full: &boaf_core::engine::analys
             steps.remove(at);
             let mut expected = walked.clone();
             if tension {
+                // The tension lists depth 9's boards, so they are counted.
+                expected[6] = Step::Walked {
+                    depth: 9,
+                    solvable: Some(full.depths[9].solvable),
+                };
                 expected.push(Step::Tension);
             }
             assert_eq!(steps, expected, "{case}");

@@ -102,7 +102,8 @@ pub struct Progress {
     pub done: usize,
     /// Layers in all (two per depth, forward and backward).
     pub of: usize,
-    /// Boards in the layer just finished.
+    /// Boards in the layer just finished (0 for a depth past the halfway
+    /// one that the walk back of the halfway features did not count).
     pub states: usize,
 }
 

@@ -16,9 +16,9 @@ use crate::engine::limits::{Limits, SearchError};
 /// How a walk back that may stop at a bar ended.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Bounded {
-    /// It went to the end: the solvable states at each depth from the
-    /// lowest to the last, shallowest first.
-    Whole(Vec<u64>),
+    /// It went to the end: the solvable states at the lowest depth (the
+    /// deeper ones are walked through, not counted).
+    Whole(u64),
     /// It stopped at the bar, having found this many solvable states at
     /// the lowest depth: a lower bound on their number.
     AtLeast(u64),
@@ -70,7 +70,7 @@ impl Merges {
         let n = self.n;
         if n == 0 {
             // No cards: already one stack or fewer, as the analysis has it.
-            return Ok(Bounded::Whole(vec![1]));
+            return Ok(Bounded::Whole(1));
         }
         let last = n - 1;
         let lowest = lowest.min(last);
@@ -84,7 +84,6 @@ impl Merges {
         }
         // Each set's words after its last compaction.
         let mut kept = vec![0u32; 1 << n];
-        let mut counts = vec![0u64; n];
         let mut found = 0u64;
         let mut stopped = false;
         let mut splits = SplitCache::new(n);
@@ -99,15 +98,13 @@ impl Merges {
             let bottoms = at as u16;
             let depth = n - bottoms.count_ones() as usize;
             set.dedup(&mut words);
-            // Below the last depth, the lowest one's words keep only tops.
-            let boards = if depth == lowest && lowest < last {
-                words.len()
-            } else {
-                set.boards(bottoms, &words, &mut scratch)
-            };
-            counts[depth] += boards as u64;
             if depth == lowest {
-                found += boards as u64;
+                // Below the last depth, the lowest one's words keep only tops.
+                found += if lowest < last {
+                    words.len()
+                } else {
+                    set.boards(bottoms, &words, &mut scratch)
+                } as u64;
                 lists_of.lists.recycle(words);
                 if enough(found) {
                     stopped = true;
@@ -147,7 +144,7 @@ impl Merges {
         Ok(if stopped {
             Bounded::AtLeast(found)
         } else {
-            Bounded::Whole(counts.split_off(lowest))
+            Bounded::Whole(found)
         })
     }
 }
@@ -159,15 +156,12 @@ mod tests {
     use crate::engine::notation::parse_state;
     use crate::engine::state::State;
 
-    /// The depth-by-depth walk's counts from `lowest` on.
-    fn by_depth(merges: &Merges, lowest: usize) -> Vec<u64> {
+    /// The depth-by-depth walk's count at `lowest`.
+    fn by_depth(merges: &Merges, lowest: usize) -> u64 {
         let limits = Limits::default();
         let mut lists = WalkLists::default();
-        let walk = merges.walk_back(1, lowest, lowest, false, &mut lists, &limits, |_| ());
-        let walk = walk.unwrap();
-        (lowest..merges.cards())
-            .map(|d| walk.count(d).unwrap())
-            .collect()
+        let walk = merges.walk_back(1, lowest, lowest, false, false, &mut lists, &limits, |_| ());
+        walk.unwrap().count(lowest).unwrap()
     }
 
     #[test]
@@ -192,13 +186,13 @@ mod tests {
                     heard.push(found);
                     false
                 });
-                assert_eq!(walked.unwrap(), Bounded::Whole(expected.clone()));
+                assert_eq!(walked.unwrap(), Bounded::Whole(expected));
                 // It heard a rising total that ends at the count.
                 assert!(heard.windows(2).all(|w| w[0] < w[1]));
-                assert_eq!(heard.last().copied().unwrap_or(0), expected[0]);
+                assert_eq!(heard.last().copied().unwrap_or(0), expected);
                 // A bar under the count stops the walk at the first total
                 // past it; a bar at the count is never passed.
-                let total = expected[0];
+                let total = expected;
                 if total > 1 {
                     let bar = total / 3;
                     let first_past = *heard.iter().find(|&&h| h > bar).unwrap();
@@ -213,9 +207,6 @@ mod tests {
         // search (the perft tests).
         let merges = Merges::new(&deal(1), &limits).unwrap();
         let walked = merges.walk_in_order(8, &mut lists, &limits, |_| false);
-        let Bounded::Whole(counts) = walked.unwrap() else {
-            panic!("the walk stopped without a bar")
-        };
-        assert_eq!(counts[0], 37_461);
+        assert_eq!(walked.unwrap(), Bounded::Whole(37_461));
     }
 }

@@ -228,6 +228,8 @@ pub(super) struct Finish {
     pub(super) done: Level,
     /// Keep only the count of boards, not the words.
     only_tops: bool,
+    /// Count the boards of the words kept.
+    counted: bool,
     /// Emptied lists, kept for sets of bottoms yet to gather words.
     spare: Vec<Vec<Grouping>>,
 }
@@ -240,20 +242,24 @@ impl Finish {
             scratch: Vec::new(),
             done: Level::none(),
             only_tops: false,
+            counted: true,
             spare: Vec::new(),
         }
     }
 
     /// Starts a depth of `n` cards into `sets` (one empty list per set of
-    /// bottoms, or none, to be taken from `lists`).
+    /// bottoms, or none, to be taken from `lists`), its boards `counted` or
+    /// not.
     pub(super) fn begin(
         &mut self,
         n: usize,
         only_tops: bool,
+        counted: bool,
         sets: Vec<Vec<Grouping>>,
         lists: &mut WalkLists,
     ) {
         self.only_tops = only_tops;
+        self.counted = counted;
         self.done = if only_tops {
             lists.keep(sets, &[]);
             Level::none()
@@ -271,7 +277,9 @@ impl Finish {
             self.done.boards += self.set.distinct(&words);
         } else {
             self.set.dedup(&mut words);
-            self.done.boards += self.set.boards(bottoms, &words, &mut self.scratch);
+            if self.counted {
+                self.done.boards += self.set.boards(bottoms, &words, &mut self.scratch);
+            }
             self.done.sets[bottoms as usize] = words.to_vec();
             self.done.used.push(bottoms);
         }
@@ -398,11 +406,12 @@ impl NextLevel {
     pub(super) fn begin(
         &mut self,
         only_tops: bool,
+        counted: bool,
         sets: Vec<Vec<Grouping>>,
         lists: &mut WalkLists,
     ) {
         let n = self.raw.len().trailing_zeros() as usize;
-        self.finish.begin(n, only_tops, sets, lists);
+        self.finish.begin(n, only_tops, counted, sets, lists);
     }
 
     /// Drops the repeats of a set of bottoms that has gathered many.

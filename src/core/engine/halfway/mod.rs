@@ -129,8 +129,9 @@ pub enum Step {
     Walked {
         /// The depth (moves made).
         depth: usize,
-        /// Its solvable states.
-        solvable: u64,
+        /// Its solvable states: counted at the halfway depth only, the
+        /// deeper ones being walked through.
+        solvable: Option<u64>,
     },
     /// The midgame tension, read from the solvable states.
     Tension,
@@ -150,7 +151,8 @@ pub struct Told {
 
 impl std::fmt::Display for Told {
     /// The step in words, with how many have ended: "walked back to depth
-    /// 10: 823,297 solvable (7 of 9 steps)".
+    /// 10 (7 of 9 steps)", "walked back to depth 8: 1,298,555 solvable (9
+    /// of 9 steps)".
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self.step {
             Step::Counted { states } => write!(
@@ -158,11 +160,18 @@ impl std::fmt::Display for Told {
                 "{} states counted at the halfway depth",
                 crate::format::count(states)
             )?,
-            Step::Walked { depth, solvable } => write!(
+            Step::Walked {
+                depth,
+                solvable: Some(solvable),
+            } => write!(
                 f,
                 "walked back to depth {depth}: {} solvable",
                 crate::format::count(solvable)
             )?,
+            Step::Walked {
+                depth,
+                solvable: None,
+            } => write!(f, "walked back to depth {depth}")?,
             Step::Tension => f.write_str("tension read")?,
         }
         write!(f, " ({} of {} steps)", self.done, self.of)
@@ -203,13 +212,14 @@ pub fn halfway_told(
             depth,
             depth,
             tension,
+            false,
             &mut lists,
             limits,
             |boards| {
                 at -= 1;
                 tell(Step::Walked {
                     depth: at,
-                    solvable: boards as u64,
+                    solvable: boards.map(|b| b as u64),
                 })
             },
         )

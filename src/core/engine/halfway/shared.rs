@@ -84,6 +84,8 @@ impl Gathered {
 pub(super) struct Depth {
     /// Only the next depth's boards are counted, not its groupings kept.
     pub(super) only_tops: bool,
+    /// The next depth's boards are counted.
+    pub(super) counted: bool,
     /// Large sets' stacks are asked for first and split together.
     pub(super) ask_first: bool,
     /// Bytes held besides the walk.
@@ -210,7 +212,8 @@ impl Merges {
         let mut spare = Some(spare);
         for w in workers.iter_mut() {
             let sets = spare.take().unwrap_or_default();
-            w.finish.begin(n, depth.only_tops, sets, &mut w.lists);
+            w.finish
+                .begin(n, depth.only_tops, depth.counted, sets, &mut w.lists);
         }
         let threads = workers.len();
         let bottoms = std::mem::take(&mut level.used);

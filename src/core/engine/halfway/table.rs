@@ -27,8 +27,12 @@ impl<F: FnMut(usize)> Visit for EveryDepth<F> {
         depth <= self.deepest + 1
     }
 
+    fn counts(&self, _: usize) -> bool {
+        true
+    }
+
     fn depth(&mut self, merges: &Merges, at: Finished, limits: &Limits) -> Result<(), SearchError> {
-        (self.done)(at.boards);
+        (self.done)(at.boards.expect("every depth is counted"));
         let (depth, Some(keys)) = (at.depth, at.keys) else {
             return Ok(());
         };
@@ -82,7 +86,7 @@ impl Merges {
             .map(|depth| DepthCount {
                 depth,
                 states: states[depth],
-                solvable: solvable[depth],
+                solvable: solvable[depth].expect("every depth is counted"),
                 tension: tension[depth],
             })
             .collect();

@@ -22,8 +22,9 @@ pub(super) type StateSet<K> = HashSet<K, BuildHasherDefault<KeyHasher>>;
 /// depth it reached and, when asked for, the states themselves at one depth
 /// and the next, as packed boards (see [`crate::engine::board`]).
 pub struct Solvable {
-    /// Solvable states at each depth from `lowest` to the last, shallowest first.
-    counts: Vec<u64>,
+    /// Solvable states at each depth from `lowest` to the last, shallowest
+    /// first (`None` where the walk was not asked to count them).
+    counts: Vec<Option<u64>>,
     /// The shallowest depth the walk reached.
     lowest: usize,
     /// The depth whose states are kept.
@@ -41,7 +42,7 @@ impl Solvable {
     /// each depth from `lowest`, shallowest first.
     pub(crate) fn counted(counts: Vec<u64>, lowest: usize) -> Solvable {
         Solvable {
-            counts,
+            counts: counts.into_iter().map(Some).collect(),
             lowest,
             depth: lowest,
             at_depth: Vec::new(),
@@ -49,11 +50,12 @@ impl Solvable {
         }
     }
 
-    /// Solvable states at depth `d`, if the walk reached it.
+    /// Solvable states at depth `d`, if the walk reached it and counted them.
     pub fn count(&self, d: usize) -> Option<u64> {
         d.checked_sub(self.lowest)
             .and_then(|i| self.counts.get(i))
             .copied()
+            .flatten()
     }
 }
 
@@ -61,8 +63,8 @@ impl Solvable {
 pub(super) struct Finished {
     /// Moves made.
     pub(super) depth: usize,
-    /// Its solvable states.
-    pub(super) boards: usize,
+    /// Its solvable states, when they were counted.
+    pub(super) boards: Option<usize>,
     /// Its boards, sorted, when they are listed.
     pub(super) keys: Option<Vec<u128>>,
 }
@@ -72,6 +74,10 @@ pub(super) struct Finished {
 pub(super) trait Visit {
     /// Whether the boards at `depth` are listed.
     fn lists(&self, depth: usize) -> bool;
+    /// Whether the boards at `depth` are counted: a depth's distinct boards
+    /// cost a second pass over its groupings (about a tenth of deal 0's
+    /// walk), which a walk that reads one depth need not pay at the others.
+    fn counts(&self, depth: usize) -> bool;
     /// Hears a finished depth.
     fn depth(&mut self, merges: &Merges, at: Finished, limits: &Limits) -> Result<(), SearchError>;
     /// The boards the visitor holds between depths, if any.
@@ -87,14 +93,20 @@ pub(super) trait Visit {
 struct KeepTwo<F> {
     keep: usize,
     next: bool,
+    /// Count the depths deeper than `keep` too.
+    deeper: bool,
     at_depth: Vec<u128>,
     below: Option<StateSet<u128>>,
     done: F,
 }
 
-impl<F: FnMut(usize)> Visit for KeepTwo<F> {
+impl<F: FnMut(Option<usize>)> Visit for KeepTwo<F> {
     fn lists(&self, depth: usize) -> bool {
         self.next && (depth == self.keep || depth == self.keep + 1)
+    }
+
+    fn counts(&self, depth: usize) -> bool {
+        self.deeper || depth <= self.keep || self.lists(depth)
     }
 
     fn depth(&mut self, _: &Merges, at: Finished, _: &Limits) -> Result<(), SearchError> {
@@ -118,11 +130,13 @@ impl<F: FnMut(usize)> Visit for KeepTwo<F> {
 
 impl Merges {
     /// Walks back from one stack to depth `lowest`, counting the solvable
-    /// states at every depth and, when `next` is asked for (the tension needs
-    /// them), keeping those at `keep` and `keep + 1` (`keep` ≥ `lowest`).
-    /// `done` hears the solvable states of each depth as it is finished.
-    /// The walk's lists come from `lists` and go back to it. Each depth is
-    /// split by `threads` threads.
+    /// states at every depth from `lowest` to `keep` (`keep` ≥ `lowest`),
+    /// and at the deeper ones too when `deeper` is asked for, and, when
+    /// `next` is asked for (the tension needs them), keeping those at `keep`
+    /// and `keep + 1`. `done` hears the solvable states of each depth as it
+    /// is finished, `None` where they are not counted. The walk's lists
+    /// come from `lists` and go back to it. Each depth is split by
+    /// `threads` threads.
     #[allow(clippy::too_many_arguments)]
     pub fn walk_back(
         &self,
@@ -130,15 +144,17 @@ impl Merges {
         lowest: usize,
         keep: usize,
         next: bool,
+        deeper: bool,
         lists: &mut WalkLists,
         limits: &Limits,
-        done: impl FnMut(usize),
+        done: impl FnMut(Option<usize>),
     ) -> Result<Solvable, SearchError> {
         let keep = keep.min(self.n.saturating_sub(1));
         let lowest = lowest.min(keep);
         let mut visit = KeepTwo {
             keep,
             next,
+            deeper,
             at_depth: Vec::new(),
             below: None,
             done,
@@ -155,7 +171,8 @@ impl Merges {
 
     /// Walks back from one stack to depth `lowest`, showing `visit` each
     /// depth, deepest first; returns the solvable states at each depth from
-    /// `lowest` on, shallowest first, and the most bytes the walk and the
+    /// `lowest` on, shallowest first (where `visit` counts them), and the
+    /// most bytes the walk and the
     /// visitor held at once (an estimate, as the cap sees it). Each depth
     /// is split by `threads` threads.
     pub(super) fn walk(
@@ -165,7 +182,7 @@ impl Merges {
         lists: &mut WalkLists,
         limits: &Limits,
         visit: &mut impl Visit,
-    ) -> Result<(Vec<u64>, usize), SearchError> {
+    ) -> Result<(Vec<Option<u64>>, usize), SearchError> {
         let n = self.n;
         let mut level = Level::empty(lists.take(n));
         for bottom in 0..n {
@@ -199,13 +216,16 @@ impl Merges {
         let mut spare_sets = Vec::new();
         let mut at = last;
         let mut peak = level.bytes();
+        // The one-stack groupings are their boards, counted as they are made.
+        let mut counted = visit.counts(last);
         loop {
             // Boards are listed only where they are kept.
             let keys = visit.lists(at).then(|| self.level_keys(&level));
-            counts.push(level.boards as u64);
+            let boards = counted.then_some(level.boards);
+            counts.push(boards.map(|b| b as u64));
             let finished = Finished {
                 depth: at,
-                boards: level.boards,
+                boards,
                 keys,
             };
             visit.depth(self, finished, limits)?;
@@ -216,6 +236,8 @@ impl Merges {
             // The last depth needs its boards' count only, so only the tops
             // of its words are kept.
             let only_tops = at - 1 == lowest && !visit.lists(lowest);
+            // The last depth's words are kept for their count alone.
+            counted = visit.counts(at - 1) || only_tops;
             // The deep depths meet many stacks of large sets, the shallow
             // ones few new ones.
             let ask_first = at + 4 > n;
@@ -223,7 +245,7 @@ impl Merges {
             // The lists of the depth before, all emptied, hold the next.
             let spare = std::mem::take(&mut spare_sets);
             let made = if workers.is_empty() {
-                next_level.begin(only_tops, spare, lists);
+                next_level.begin(only_tops, counted, spare, lists);
                 self.split_level(
                     &mut level,
                     &mut next_level,
@@ -236,6 +258,7 @@ impl Merges {
             } else {
                 let depth = Depth {
                     only_tops,
+                    counted,
                     ask_first,
                     fixed,
                 };
@@ -278,6 +301,7 @@ impl Merges {
             .collect();
         keys.sort_unstable();
         keys.dedup();
+        // A listed depth is counted.
         debug_assert_eq!(keys.len(), level.boards);
         keys
     }
@@ -571,7 +595,7 @@ mod tests {
         let solvable = |state: &State, lists: &mut WalkLists| {
             let merges = Merges::new(state, &limits).unwrap();
             let depth = merges.cards() / 2;
-            let walk = merges.walk_back(1, depth, depth, false, lists, &limits, |_| ());
+            let walk = merges.walk_back(1, depth, depth, false, false, lists, &limits, |_| ());
             walk.unwrap().count(depth).unwrap()
         };
         let e5 = parse_state("9D3H2HKC6S4DJC7SAC3C9SQC4H7DADKH", None).unwrap();
@@ -669,7 +693,8 @@ mod tests {
         for state in [deal(1), deal(4)] {
             let merges = Merges::new(&state, &limits).unwrap();
             let lowest = merges.cards() / 2;
-            let walk = merges.walk_back(1, lowest, lowest, false, &mut lists, &limits, |_| ());
+            let walk =
+                merges.walk_back(1, lowest, lowest, false, true, &mut lists, &limits, |_| ());
             let walk = walk.unwrap();
             let mut made = Vec::new();
             for rule in [lexicographic as Rule, from_lower] {
