@@ -92,18 +92,38 @@ fn unpack(compact: Compact, bottom: usize, top: usize) -> (Word, u8) {
     (flip, new as u8)
 }
 
-/// The splits of one stack, as [`SplitCache::of`] finds them.
+/// The splits of one stack, as [`SplitCache::of`] finds them: its one
+/// split (the flip and the new bottom), or where its flips are in the
+/// cache and how many. Whole words rather than an enum: the walk keeps the
+/// last one found for each bottom, and an enum's fields, written at one
+/// width and copied at another, stalled on the store (perf put a tenth of
+/// the walk's samples on that copy).
 #[derive(Clone, Copy, Debug)]
-pub(super) enum Splits {
-    /// A stack with one split: its flip and new bottom.
-    One(Word, u8),
-    /// Where its flips are in the cache, and how many.
-    Many(u32, u32),
+pub(super) struct Splits {
+    /// The one split's flip (0 with more than one).
+    flip: Word,
+    /// The one split's new bottom, or where the flips begin.
+    at: u32,
+    /// How many flips, or [`ONE_SPLIT`].
+    len: u32,
 }
+
+/// The length of a stack's splits that has one, kept in its [`Splits`].
+const ONE_SPLIT: u32 = u32::MAX;
 
 impl Splits {
     /// No splits: where the walk has looked nothing up yet.
-    pub(super) const EMPTY: Splits = Splits::Many(0, 0);
+    pub(super) const EMPTY: Splits = Splits {
+        flip: 0,
+        at: 0,
+        len: 0,
+    };
+
+    /// The stack's one split, its flip and new bottom, if it has one.
+    #[inline]
+    pub(super) fn one(&self) -> Option<(Word, usize)> {
+        (self.len == ONE_SPLIT).then_some((self.flip, self.at as usize))
+    }
 }
 
 /// Cards from which a set's stacks are split only as they are asked for:
@@ -169,22 +189,27 @@ impl SplitCache {
         debug_assert!(slot < ASKED, "a stack not split yet");
         if slot & ONE != 0 {
             let (flip, new) = unpack(slot & !ONE, bottom, top);
-            Splits::One(flip, new)
+            Splits {
+                flip,
+                at: new as u32,
+                len: ONE_SPLIT,
+            }
         } else {
-            Splits::Many(slot + 1, self.flips[slot as usize] as u32)
+            Splits {
+                flip: 0,
+                at: slot + 1,
+                len: self.flips[slot as usize] as u32,
+            }
         }
     }
 
-    /// The flips of `splits` and their new bottoms.
+    /// The flips of `splits`, a stack with other than one, and their new
+    /// bottoms.
     #[inline]
-    pub(super) fn list<'a>(&'a self, splits: &'a Splits) -> (&'a [Word], &'a [u8]) {
-        match splits {
-            Splits::One(flip, new) => (std::slice::from_ref(flip), std::slice::from_ref(new)),
-            &Splits::Many(start, len) => {
-                let range = start as usize..(start + len) as usize;
-                (&self.flips[range.clone()], &self.news[range])
-            }
-        }
+    pub(super) fn list(&self, splits: Splits) -> (&[Word], &[u8]) {
+        debug_assert!(splits.one().is_none(), "a stack with one split");
+        let range = splits.at as usize..(splits.at + splits.len) as usize;
+        (&self.flips[range.clone()], &self.news[range])
     }
 
     /// [`SplitCache::of`] for a stack not split yet.

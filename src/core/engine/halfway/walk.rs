@@ -472,23 +472,25 @@ impl Merges {
                 // the predecessors for no time until they skipped whole
                 // stacks before their lookup.
                 let (last_group, last_top, last_splits) = &mut last[bottom];
-                if *last_group != group || *last_top != top {
-                    *last_splits = splits.of(self, group, bottom, top);
-                    (*last_group, *last_top) = (group, top);
-                }
+                // Read as found, not back from `last`, whose store it would
+                // wait for.
+                let found = if *last_group == group && *last_top == top {
+                    *last_splits
+                } else {
+                    let found = splits.of(self, group, bottom, top);
+                    (*last_group, *last_top, *last_splits) = (group, top, found);
+                    found
+                };
                 // Masked to a card, so no bounds check is needed.
-                match *last_splits {
+                if let Some((flip, new)) = found.one() {
                     // Most stacks looked up have one split.
-                    Splits::One(flip, new) => {
-                        push(flip, new as usize & (MAX_CELLS - 1));
-                    }
-                    Splits::Many(..) => {
-                        let (flips, news) = splits.list(last_splits);
-                        for (&flip, &new) in flips.iter().zip(news) {
-                            // A stack's splits come by their new bottom.
-                            if !push(flip, new as usize & (MAX_CELLS - 1)) {
-                                break;
-                            }
+                    push(flip, new & (MAX_CELLS - 1));
+                } else {
+                    let (flips, news) = splits.list(found);
+                    for (&flip, &new) in flips.iter().zip(news) {
+                        // A stack's splits come by their new bottom.
+                        if !push(flip, new as usize & (MAX_CELLS - 1)) {
+                            break;
                         }
                     }
                 }
@@ -665,9 +667,13 @@ mod tests {
                         vec![(two_card_flip(bottom, top), top)]
                     } else {
                         let found = splits.of(merges, group, bottom, top);
-                        let (flips, news) = splits.list(&found);
-                        let flips = flips.iter().zip(news);
-                        flips.map(|(&flip, &new)| (flip, new as usize)).collect()
+                        if let Some(one) = found.one() {
+                            vec![one]
+                        } else {
+                            let (flips, news) = splits.list(found);
+                            let flips = flips.iter().zip(news);
+                            flips.map(|(&flip, &new)| (flip, new as usize)).collect()
+                        }
                     };
                     all += flips.len();
                     if allowed >> bottom & 1 == 0 {
