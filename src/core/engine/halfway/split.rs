@@ -292,20 +292,24 @@ impl Merges {
         // not kept.
         let start = out.len();
         out.resize(start + (2 << rest.count_ones()), 0);
-        let mut kept = start;
+        // Written through a slice, and read from one, whose bounds stay in
+        // registers: through the vector, each write reloaded them.
+        let (slots, whole) = (&mut out[start..], &self.whole[..]);
+        let is_whole = |set: u16| whole[set as usize >> 6] >> (set & 63) & 1 == 1;
+        let mut kept = 0;
         let mut sub = 0u16;
         loop {
             let (part, other) = (sub | low, rest & !sub);
-            out[kept] = part;
-            out[kept + 1] = other;
-            kept += 2 * (self.is_whole(part) & self.is_whole(other)) as usize;
+            slots[kept] = part;
+            slots[kept + 1] = other;
+            kept += 2 * (is_whole(part) & is_whole(other)) as usize;
             // The next subset of `rest` in numeric order.
             sub = sub.wrapping_sub(rest) & rest;
             if sub == 0 {
                 break;
             }
         }
-        out.truncate(kept);
+        out.truncate(start + kept);
     }
 
     /// The ways the `stacks` (bottom, top) of the cards `set` can have been
