@@ -287,8 +287,11 @@ impl HalfwayStart {
         let steps = self.steps(lowest);
         let mut told = 0;
         let merges = &self.merges;
-        // The depths past the halfway one are walked, not counted.
-        let walk = merges.walk_back(1, lowest, half, tension, false, lists, limits, |states| {
+        // The depths past the halfway one are walked, not counted, unless
+        // a ratio reads one (a puzzle of five cards or fewer has its
+        // halfway depth above depth 3).
+        let deeper = shallow > half;
+        let walk = merges.walk_back(1, lowest, half, tension, deeper, lists, limits, |states| {
             told += 1;
             tell(opts, told, steps, states.unwrap_or(0));
         })?;
@@ -495,6 +498,43 @@ mod tests {
                 .or_else(|| stored.as_bool().map(|b| b as u8 as f64));
             assert_eq!(value, f.get(feature), "{feature}");
         }
+    }
+
+    #[test]
+    fn a_depth_ratio_past_the_halfway_depth_is_counted_without_the_tension() {
+        // Five cards or fewer put depth 3 (or 2) past the halfway depth:
+        // the walk back counts it when a ratio reads it, though it walks
+        // through the depths past the halfway one otherwise.
+        let wanted = FeatureSet::of(&[
+            Feature::HalfwayRatio,
+            Feature::Depth2Ratio,
+            Feature::Depth3Ratio,
+        ]);
+        let opts = AnalysisOptions::default();
+        let mut past = 0;
+        for text in [
+            "AS2S3S--------------------------",
+            "AS2S3S4S------------------------",
+            "AS2S--3S----4S--------5S--------",
+            "AS2H--3S----4H--------5C--------",
+        ] {
+            let s = parse_state(text, None).unwrap();
+            let half = s.stack_count() / 2;
+            let (full, _) = features(&s, &opts).unwrap();
+            let fast = HalfwayParts::new(&s, wanted, &opts, &mut WalkLists::default())
+                .unwrap()
+                .finish(&opts)
+                .unwrap();
+            for feature in [Feature::Depth2Ratio, Feature::Depth3Ratio] {
+                assert_eq!(fast.get(feature), full.get(feature), "{text}: {feature}");
+            }
+            assert_eq!(fast.halfway_ratio, full.halfway_ratio, "{text}");
+            past += (half < 3 && full.depth3_ratio.is_some()) as usize;
+        }
+        assert!(
+            past >= 2,
+            "{past} puzzles read a depth past the halfway one"
+        );
     }
 
     #[test]

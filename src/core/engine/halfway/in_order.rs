@@ -56,8 +56,8 @@ impl Sink for InOrder {
 
 impl Merges {
     /// Walks back from one stack to depth `lowest` in the numeric order of
-    /// the sets of bottoms, counting the solvable states at every depth,
-    /// and stops as soon as `enough` says yes to the solvable states found
+    /// the sets of bottoms, counting the solvable states there (the deeper
+    /// depths are walked through), and stops as soon as `enough` says yes to the solvable states found
     /// so far at `lowest` (it hears each new total). The walk's lists come
     /// from `lists` and go back to it. One thread.
     pub fn walk_in_order(
@@ -113,8 +113,10 @@ impl Merges {
                 continue;
             }
             if until_look == 0 {
-                let held =
-                    lists_of.bytes() + words.capacity() * size_of::<Grouping>() + splits.bytes();
+                let held = lists_of.bytes()
+                    + words.capacity() * size_of::<Grouping>()
+                    + splits.bytes()
+                    + set.bytes();
                 limits.check(held + kept.len() * 4)?;
                 until_look = LOOK_EVERY;
             }

@@ -129,8 +129,9 @@ pub enum Step {
     Walked {
         /// The depth (moves made).
         depth: usize,
-        /// Its solvable states: counted at the halfway depth only, the
-        /// deeper ones being walked through.
+        /// Its solvable states, counted at the halfway depth (and, with
+        /// the tension, the depth below it, whose boards it lists); the
+        /// other depths are walked through.
         solvable: Option<u64>,
     },
     /// The midgame tension, read from the solvable states.

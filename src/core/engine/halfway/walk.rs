@@ -18,9 +18,9 @@ use std::hash::BuildHasherDefault;
 /// A set of packed boards.
 pub(super) type StateSet<K> = HashSet<K, BuildHasherDefault<KeyHasher>>;
 
-/// What the walk back from one stack found: the solvable states at every
-/// depth it reached and, when asked for, the states themselves at one depth
-/// and the next, as packed boards (see [`crate::engine::board`]).
+/// What the walk back from one stack found: the solvable states at the
+/// depths it counted and, when asked for, the states themselves at one
+/// depth and the next, as packed boards (see [`crate::engine::board`]).
 pub struct Solvable {
     /// Solvable states at each depth from `lowest` to the last, shallowest
     /// first (`None` where the walk was not asked to count them).
@@ -77,6 +77,8 @@ pub(super) trait Visit {
     /// Whether the boards at `depth` are counted: a depth's distinct boards
     /// cost a second pass over its groupings (about a tenth of deal 0's
     /// walk), which a walk that reads one depth need not pay at the others.
+    /// A depth listed is counted whatever this says: its count is its list's
+    /// length.
     fn counts(&self, depth: usize) -> bool;
     /// Hears a finished depth.
     fn depth(&mut self, merges: &Merges, at: Finished, limits: &Limits) -> Result<(), SearchError>;
@@ -106,7 +108,7 @@ impl<F: FnMut(Option<usize>)> Visit for KeepTwo<F> {
     }
 
     fn counts(&self, depth: usize) -> bool {
-        self.deeper || depth <= self.keep || self.lists(depth)
+        self.deeper || depth <= self.keep
     }
 
     fn depth(&mut self, _: &Merges, at: Finished, _: &Limits) -> Result<(), SearchError> {
@@ -133,7 +135,7 @@ impl Merges {
     /// states at every depth from `lowest` to `keep` (`keep` ≥ `lowest`),
     /// and at the deeper ones too when `deeper` is asked for, and, when
     /// `next` is asked for (the tension needs them), keeping those at `keep`
-    /// and `keep + 1`. `done` hears the solvable states of each depth as it
+    /// and `keep + 1` (which is then counted too). `done` hears the solvable states of each depth as it
     /// is finished, `None` where they are not counted. The walk's lists
     /// come from `lists` and go back to it. Each depth is split by
     /// `threads` threads.
@@ -217,7 +219,7 @@ impl Merges {
         let mut at = last;
         let mut peak = level.bytes();
         // The one-stack groupings are their boards, counted as they are made.
-        let mut counted = visit.counts(last);
+        let mut counted = visit.counts(last) || visit.lists(last);
         loop {
             // Boards are listed only where they are kept.
             let keys = visit.lists(at).then(|| self.level_keys(&level));
@@ -237,7 +239,7 @@ impl Merges {
             // of its words are kept.
             let only_tops = at - 1 == lowest && !visit.lists(lowest);
             // The last depth's words are kept for their count alone.
-            counted = visit.counts(at - 1) || only_tops;
+            counted = visit.counts(at - 1) || visit.lists(at - 1) || only_tops;
             // The deep depths meet many stacks of large sets, the shallow
             // ones few new ones.
             let ask_first = at + 4 > n;
