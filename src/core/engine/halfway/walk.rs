@@ -134,11 +134,11 @@ impl Merges {
     /// Walks back from one stack to depth `lowest`, counting the solvable
     /// states at every depth from `lowest` to `keep` (`keep` ≥ `lowest`),
     /// and at the deeper ones too when `deeper` is asked for, and, when
-    /// `next` is asked for (the tension needs them), keeping those at `keep`
-    /// and `keep + 1` (which is then counted too). `done` hears the solvable states of each depth as it
-    /// is finished, `None` where they are not counted. The walk's lists
-    /// come from `lists` and go back to it. Each depth is split by
-    /// `threads` threads.
+    /// `next` is asked for (the tension needs them), keeping those at
+    /// `keep` and `keep + 1` (which is then counted too). `done` hears the
+    /// solvable states of each depth as it is finished, `None` where they
+    /// are not counted. The walk's lists come from `lists` and go back to
+    /// it. Each depth is split by `threads` threads.
     #[allow(clippy::too_many_arguments)]
     pub fn walk_back(
         &self,
@@ -174,9 +174,8 @@ impl Merges {
     /// Walks back from one stack to depth `lowest`, showing `visit` each
     /// depth, deepest first; returns the solvable states at each depth from
     /// `lowest` on, shallowest first (where `visit` counts them), and the
-    /// most bytes the walk and the
-    /// visitor held at once (an estimate, as the cap sees it). Each depth
-    /// is split by `threads` threads.
+    /// most bytes the walk and the visitor held at once (an estimate, as
+    /// the cap sees it). Each depth is split by `threads` threads.
     pub(super) fn walk(
         &self,
         threads: usize,
