@@ -57,9 +57,10 @@ impl Sink for InOrder {
 impl Merges {
     /// Walks back from one stack to depth `lowest` in the numeric order of
     /// the sets of bottoms, counting the solvable states there (the deeper
-    /// depths are walked through), and stops as soon as `enough` says yes to the solvable states found
-    /// so far at `lowest` (it hears each new total). The walk's lists come
-    /// from `lists` and go back to it. One thread.
+    /// depths are walked through), and stops as soon as `enough` says yes
+    /// to the solvable states found so far at `lowest` (it hears each new
+    /// total). The walk's lists come from `lists` and go back to it. One
+    /// thread.
     pub fn walk_in_order(
         &self,
         lowest: usize,
