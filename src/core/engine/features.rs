@@ -342,7 +342,7 @@ impl HalfwayStart {
         let steps = self.steps(half);
         tell(opts, steps - 1, steps, solvable as usize);
         Ok(Walked::Whole(Box::new(HalfwayParts {
-            walk: Solvable::counted(vec![solvable], half),
+            walk: Solvable::counted(solvable, half),
             start: self,
             shallow: Vec::new(),
             tension: None,

@@ -296,7 +296,7 @@ impl Merges {
     /// bitmap (during the fill, among the sizes filled so far).
     #[inline]
     pub(super) fn is_whole(&self, set: u16) -> bool {
-        self.whole[set as usize >> 6] >> (set & 63) & 1 == 1
+        in_bitmap(&self.whole, set)
     }
 
     /// Notes in the bitmap that `set` can become one stack.
@@ -558,6 +558,12 @@ fn sets_of_size(n: usize, size: usize) -> impl Iterator<Item = u16> {
     })
     .take_while(move |&set| set < end)
     .map(|set| set as u16)
+}
+
+/// Whether `set`'s bit is on in `bitmap`, a bit per set of cards.
+#[inline]
+pub(super) fn in_bitmap(bitmap: &[u64], set: u16) -> bool {
+    bitmap[set as usize >> 6] >> (set & 63) & 1 == 1
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 //! having been made by its last move, as the bits they flip in a word,
 //! computed once per stack and kept in a cache.
 
-use super::merges::Merges;
+use super::merges::{Merges, in_bitmap};
 use super::{Word, ones};
 use crate::engine::board::{KeyHasher, bits};
 use crate::engine::state::MAX_CELLS;
@@ -295,14 +295,13 @@ impl Merges {
         // Written through a slice, and read from one, whose bounds stay in
         // registers: through the vector, each write reloaded them.
         let (slots, whole) = (&mut out[start..], &self.whole[..]);
-        let is_whole = |set: u16| whole[set as usize >> 6] >> (set & 63) & 1 == 1;
         let mut kept = 0;
         let mut sub = 0u16;
         loop {
             let (part, other) = (sub | low, rest & !sub);
             slots[kept] = part;
             slots[kept + 1] = other;
-            kept += 2 * (is_whole(part) & is_whole(other)) as usize;
+            kept += 2 * (in_bitmap(whole, part) & in_bitmap(whole, other)) as usize;
             // The next subset of `rest` in numeric order.
             sub = sub.wrapping_sub(rest) & rest;
             if sub == 0 {

@@ -38,11 +38,11 @@ pub struct Solvable {
 }
 
 impl Solvable {
-    /// The counts of a walk that kept no boards: the solvable states at
-    /// each depth from `lowest`, shallowest first.
-    pub(crate) fn counted(counts: Vec<u64>, lowest: usize) -> Solvable {
+    /// The count of a walk that kept no boards and counted one depth: the
+    /// `solvable` states at `lowest`.
+    pub(crate) fn counted(solvable: u64, lowest: usize) -> Solvable {
         Solvable {
-            counts: counts.into_iter().map(Some).collect(),
+            counts: vec![Some(solvable)],
             lowest,
             depth: lowest,
             at_depth: Vec::new(),
@@ -77,9 +77,13 @@ pub(super) trait Visit {
     /// Whether the boards at `depth` are counted: a depth's distinct boards
     /// cost a second pass over its groupings (about a tenth of deal 0's
     /// walk), which a walk that reads one depth need not pay at the others.
-    /// A depth listed is counted whatever this says: its count is its list's
-    /// length.
+    /// A depth listed is counted whatever this says ([`Visit::counted`]).
     fn counts(&self, depth: usize) -> bool;
+    /// Whether the boards at `depth` are counted: those asked for, and
+    /// those listed, whose count is their list's length.
+    fn counted(&self, depth: usize) -> bool {
+        self.counts(depth) || self.lists(depth)
+    }
     /// Hears a finished depth.
     fn depth(&mut self, merges: &Merges, at: Finished, limits: &Limits) -> Result<(), SearchError>;
     /// The boards the visitor holds between depths, if any.
@@ -218,7 +222,7 @@ impl Merges {
         let mut at = last;
         let mut peak = level.bytes();
         // The one-stack groupings are their boards, counted as they are made.
-        let mut counted = visit.counts(last) || visit.lists(last);
+        let mut counted = visit.counted(last);
         loop {
             // Boards are listed only where they are kept.
             let keys = visit.lists(at).then(|| self.level_keys(&level));
@@ -238,7 +242,7 @@ impl Merges {
             // of its words are kept.
             let only_tops = at - 1 == lowest && !visit.lists(lowest);
             // The last depth's words are kept for their count alone.
-            counted = visit.counts(at - 1) || visit.lists(at - 1) || only_tops;
+            counted = visit.counted(at - 1) || only_tops;
             // The deep depths meet many stacks of large sets, the shallow
             // ones few new ones.
             let ask_first = at + 4 > n;
