@@ -247,10 +247,8 @@ impl Merges {
                     }
                     for at in bits64(fits) {
                         let b = &large[64 * j + at];
-                        let mut out = self.stacks[(a.set | b.set) as usize];
-                        self.join_parts(a, b, &mut out);
-                        self.join_parts(b, a, &mut out);
-                        self.stacks[(a.set | b.set) as usize] = out;
+                        let out = &mut self.stacks[(a.set | b.set) as usize];
+                        join_parts(a, b, out);
                         made.add(a.set | b.set);
                     }
                 }
@@ -308,10 +306,17 @@ impl Merges {
     fn part(&self, set: u16) -> Part {
         let entry = &self.stacks[set as usize];
         let (mut tops, mut bottoms) = (0u16, 0u16);
+        let (mut under, mut lined) = ([0u16; MAX_CELLS], [0u16; MAX_CELLS]);
         for t in bits(set) {
             if entry[t] != 0 {
                 tops |= 1 << t;
                 bottoms |= entry[t];
+                lined[t] = self.line_of[entry[t] as usize];
+                // Flocking is symmetric: the cards t flocks with are those
+                // that may move onto it.
+                for card in bits(self.flock[t]) {
+                    under[card] |= entry[t];
+                }
             }
         }
         Part {
@@ -320,6 +325,8 @@ impl Merges {
             bottoms,
             near_tops: self.flock_of[tops as usize],
             near_bottoms: self.line_of[bottoms as usize],
+            under,
+            lined,
         }
     }
 
@@ -337,18 +344,6 @@ impl Merges {
             let under = bits(self.flock[t] & b).fold(0, |m, u| m | sb[u]);
             // ...in line with a bottom `a`'s stack can have.
             out[t] |= under & self.line_of[from as usize];
-        }
-    }
-
-    /// [`Merges::join`] for two parts, whose tops are known.
-    #[inline]
-    fn join_parts(&self, a: &Part, b: &Part, out: &mut [u16; MAX_CELLS]) {
-        let sa = &self.stacks[a.set as usize];
-        let sb = &self.stacks[b.set as usize];
-        // Tops of `a` that flock with a top of `b`.
-        for t in bits(a.tops & b.near_tops) {
-            let under = bits(self.flock[t] & b.tops).fold(0, |m, u| m | sb[u]);
-            out[t] |= under & self.line_of[sa[t] as usize];
         }
     }
 
@@ -434,6 +429,24 @@ struct Part {
     near_tops: u16,
     /// The cards whose cells share a line with a possible bottom's.
     near_bottoms: u16,
+    /// Card → the bottoms this set can have under a top that flocks with
+    /// it: where a stack with that card on top may land on this one.
+    under: [u16; MAX_CELLS],
+    /// Card → the cards in line with a bottom this set can have under it
+    /// on top (none when it cannot end on top): where this stack may land.
+    lined: [u16; MAX_CELLS],
+}
+
+/// Adds to `out` the stacks made by moving either part's stack onto the
+/// other's ([`Merges::join`] both ways, for two parts): for each card on
+/// top, the bottoms of the stack landed on under a top that flocks with it,
+/// in line with a bottom of the stack moved. Card by card at once, where a
+/// loop over the tops and the tops under them took most of the fill.
+#[inline]
+fn join_parts(a: &Part, b: &Part, out: &mut [u16; MAX_CELLS]) {
+    for (t, out) in out.iter_mut().enumerate() {
+        *out |= a.lined[t] & b.under[t] | b.lined[t] & a.under[t];
+    }
 }
 
 /// 64 parts of one size, bit-sliced: which hold each card, have a top
