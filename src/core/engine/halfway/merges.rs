@@ -485,8 +485,10 @@ impl PartChunk {
                         (&mut chunk.flocked, part.near_tops),
                         (&mut chunk.lined, part.near_bottoms),
                     ] {
-                        for c in bits(cards) {
-                            has[c] |= 1 << i;
+                        // Every card at once, a lane each, not a loop
+                        // over the cards that branches at its end.
+                        for (c, has) in has.iter_mut().enumerate() {
+                            *has |= (cards as u64 >> c & 1) << i;
                         }
                     }
                 }
