@@ -79,12 +79,18 @@ impl Merges {
             stacks[1 << c][c] = 1 << c;
         }
         // The cards any of a set's cards flocks with, or shares a line with.
+        // The sets with card c as their highest are those below it with c
+        // added: each run of them a copy of the run before, or-ed, which
+        // the compiler makes wide.
         let mut flock_of = vec![0u16; 1 << n];
         let mut line_of = vec![0u16; 1 << n];
-        for set in 1..1usize << n {
-            let (low, rest) = (set.trailing_zeros() as usize, set & (set - 1));
-            flock_of[set] = flock_of[rest] | flock[low];
-            line_of[set] = line_of[rest] | line[low];
+        for c in 0..n {
+            for (of, near) in [(&mut flock_of, flock[c]), (&mut line_of, line[c])] {
+                let (below, with) = of.split_at_mut(1 << c);
+                for (to, &from) in with[..1 << c].iter_mut().zip(below.iter()) {
+                    *to = from | near;
+                }
+            }
         }
         Ok(Merges {
             n,
