@@ -37,8 +37,6 @@ pub struct Merges {
     pub(super) whole: Vec<u64>,
     /// Set of cards → the cards that flock with one of them.
     flock_of: Vec<u16>,
-    /// Card → for each card, all ones when the two flock (a lane mask).
-    flock_lanes: [[u16; MAX_CELLS]; MAX_CELLS],
     /// Set of cards → the cards whose cells share a line with one of theirs.
     line_of: Vec<u16>,
 }
@@ -69,8 +67,6 @@ impl Merges {
             }
         }
         let flock = *layout.flock_masks();
-        let flock_lanes =
-            flock.map(|near| std::array::from_fn(|c| 0u16.wrapping_sub(near >> c & 1)));
         limits.check(Self::bytes_for(n))?;
         // Only the one-card sets are filled here: a pass over every set
         // would touch the whole table (2 MB for 16 cards) for 16 entries.
@@ -104,7 +100,6 @@ impl Merges {
             parts: Vec::new(),
             whole: Vec::new(),
             flock_of,
-            flock_lanes,
             line_of,
         })
     }
@@ -168,9 +163,14 @@ impl Merges {
         from_pairs: impl Fn(usize, usize) -> bool,
     ) -> Result<(), SearchError> {
         let n = self.n;
+        // Card → for each card, all ones when the two flock: what a part
+        // reads its cards under each top from (see [`Merges::part`]).
+        let lanes: FlockLanes = self
+            .flock
+            .map(|near| std::array::from_fn(|c| 0u16.wrapping_sub(near >> c & 1)));
         let mut by_size: Vec<Vec<Part>> = vec![Vec::new(); n + 1];
         if n > 0 {
-            by_size[1] = (0..n).map(|c| self.part(1 << c)).collect();
+            by_size[1] = (0..n).map(|c| self.part(1 << c, &lanes)).collect();
         }
         let mut made = Made::new(n);
         let mut slices: Vec<Vec<PartChunk>> = vec![Vec::new(); n + 1];
@@ -199,7 +199,7 @@ impl Merges {
             by_size[size] = sets
                 .into_iter()
                 .filter(|&set| self.can_merge(set))
-                .map(|set| self.part(set))
+                .map(|set| self.part(set, &lanes))
                 .collect();
             slices[size] = PartChunk::slice(&by_size[size]);
             for part in &by_size[size] {
@@ -313,8 +313,9 @@ impl Merges {
         self.whole[set as usize >> 6] |= 1 << (set & 63);
     }
 
-    /// A set that can merge, with what a move onto or off it needs.
-    fn part(&self, set: u16) -> Part {
+    /// A set that can merge, with what a move onto or off it needs; `lanes`
+    /// are the cards' flocks as lane masks.
+    fn part(&self, set: u16, lanes: &FlockLanes) -> Part {
         let entry = &self.stacks[set as usize];
         let (mut tops, mut bottoms) = (0u16, 0u16);
         let (mut under, mut lined) = ([0u16; MAX_CELLS], [0u16; MAX_CELLS]);
@@ -327,7 +328,7 @@ impl Merges {
             // Flocking is symmetric: the cards t flocks with are those that
             // may move onto it. Every card at once, a lane each (a loop
             // over those cards took a third of the fill).
-            for (under, &lane) in under.iter_mut().zip(&self.flock_lanes[t]) {
+            for (under, &lane) in under.iter_mut().zip(&lanes[t]) {
                 *under |= below & lane;
             }
         }
@@ -429,6 +430,9 @@ impl Merges {
         }
     }
 }
+
+/// Card → for each card, all ones when the two flock (a lane mask).
+type FlockLanes = [[u16; MAX_CELLS]; MAX_CELLS];
 
 /// A set of cards that can become one stack, as the table's fill sees it.
 #[derive(Copy, Clone)]
