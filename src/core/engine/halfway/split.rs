@@ -2,7 +2,7 @@
 //! having been made by its last move, as the bits they flip in a word,
 //! computed once per stack and kept in a cache.
 
-use super::merges::{Merges, in_bitmap};
+use super::merges::Merges;
 use super::{Word, ones};
 use crate::engine::board::{KeyHasher, bits};
 use crate::engine::state::MAX_CELLS;
@@ -285,8 +285,20 @@ impl Merges {
             );
             return;
         }
-        // Each split once, as the part with the lowest card and the rest:
-        // both are written and kept only when both can become one stack,
+        #[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
+        self.halves_by_words(set, out);
+        #[cfg(not(all(target_arch = "x86_64", target_feature = "bmi2")))]
+        self.halves_by_subsets(set, out);
+    }
+
+    /// [`Merges::halves_of`] by a pass over the subsets of `set`: each
+    /// split once, as the part with the lowest card and the rest.
+    #[cfg(any(test, not(all(target_arch = "x86_64", target_feature = "bmi2"))))]
+    fn halves_by_subsets(&self, set: u16, out: &mut Vec<u16>) {
+        use super::merges::in_bitmap;
+        let low = set & set.wrapping_neg();
+        let rest = set & !low;
+        // Both are written and kept only when both can become one stack,
         // without a branch (whether they can is a coin toss to the branch
         // predictor). The empty set is never whole, so the set itself is
         // not kept.
@@ -309,6 +321,67 @@ impl Merges {
             }
         }
         out.truncate(start + kept);
+    }
+
+    /// [`Merges::halves_by_subsets`] up to 64 subsets at a time: the
+    /// `whole` bitmap's word for a set's cards above the sixth holds, bit
+    /// j, whether those cards and the set j of the first six can become
+    /// one stack, so one `pext` gathers the answers for every part with
+    /// the same high cards, and one more (reversed) for their rests (6.9 M
+    /// subsets of 11,408 sets on deal 0, 22 ms one by one).
+    #[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
+    fn halves_by_words(&self, set: u16, out: &mut Vec<u16>) {
+        use std::arch::x86_64::{_pdep_u64, _pext_u64};
+        let (low_cards, high_cards) = (set & 0x3f, set & !0x3f);
+        let low = set & set.wrapping_neg();
+        // Bit j for each set j of the low cards: the bits `pext` gathers,
+        // in numeric order, so the answer for j is bit pext(j, low_cards).
+        let mut gather = 0u64;
+        let mut j = low_cards;
+        loop {
+            gather |= 1 << j;
+            if j == 0 {
+                break;
+            }
+            j = (j - 1) & low_cards;
+        }
+        let width = 1u32 << low_cards.count_ones();
+        let in_width = u64::MAX >> (64 - width);
+        // The part holds the lowest card: among the low cards, it is bit 0
+        // of the gathered index; else it is among the high ones.
+        let (must, fixed, free) = if low_cards != 0 {
+            (0xaaaa_aaaa_aaaa_aaaa & in_width, 0, high_cards)
+        } else {
+            (1, low, high_cards & !low)
+        };
+        let whole = &self.whole[..];
+        let mut sub = 0u16;
+        loop {
+            let part_high = sub | fixed;
+            let other_high = high_cards & !part_high;
+            // SAFETY: `pext` and `pdep` are there, as `bmi2` says.
+            let (parts, others) = unsafe {
+                (
+                    _pext_u64(whole[part_high as usize >> 6], gather),
+                    _pext_u64(whole[other_high as usize >> 6], gather),
+                )
+            };
+            // The rest's low cards are the part's complement, at the
+            // mirrored index.
+            let mut both = parts & (others.reverse_bits() >> (64 - width)) & must;
+            while both != 0 {
+                let index = both.trailing_zeros() as u64;
+                both &= both - 1;
+                // SAFETY: as above.
+                let part = unsafe { _pdep_u64(index, low_cards as u64) } as u16 | part_high;
+                out.push(part);
+                out.push(set & !part);
+            }
+            sub = sub.wrapping_sub(free) & free;
+            if sub == 0 {
+                break;
+            }
+        }
     }
 
     /// The ways the `stacks` (bottom, top) of the cards `set` can have been
@@ -484,5 +557,26 @@ mod tests {
             "{from_parts} {from_subsets}"
         );
         assert!(found > 1000, "{found} halves");
+    }
+
+    #[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
+    #[test]
+    fn halves_by_words_are_those_by_subsets() {
+        // Every set of deal 0's cards: those with and without cards among
+        // the first six, whose halves the words gather differently.
+        let merges = Merges::new(&deal(0), &Limits::default()).unwrap();
+        let (mut by_words, mut by_subsets) = (Vec::new(), Vec::new());
+        let mut found = 0;
+        for set in 1..=merges.all() {
+            by_words.clear();
+            by_subsets.clear();
+            merges.halves_by_words(set, &mut by_words);
+            merges.halves_by_subsets(set, &mut by_subsets);
+            by_words.sort_unstable();
+            by_subsets.sort_unstable();
+            assert_eq!(by_words, by_subsets, "set {set:#x}");
+            found += by_words.len();
+        }
+        assert!(found > 100_000, "{found} halves");
     }
 }
