@@ -29,9 +29,9 @@
 //! way the count is exact: the choice is only about time.
 
 use super::CHECK_EVERY;
+use super::compact::{keep_clear_into, sort_by_size};
 use super::count::{
     Chunk, PairSets, SMALL_FAMILY, clear_of, count_added, first_meeting, forget_meeting, slice,
-    sort_by_size,
 };
 use super::merges::Merges;
 use crate::engine::board::bits;
@@ -348,13 +348,7 @@ impl ClassWalk<'_> {
         let sets = &self.sets.sets[pair];
         let from = skip.min(fitting);
         let mut clear = std::mem::take(&mut self.clear);
-        clear.resize(fitting - from, 0);
-        // Branch-free: whether a set is clear is a coin toss.
-        let mut kept = 0;
-        for &entry in &sets[from..fitting] {
-            clear[kept] = entry;
-            kept += (entry as u16 & taken == 0) as usize;
-        }
+        let kept = keep_clear_into(&sets[from..fitting], taken, &mut clear);
         clear.truncate(kept);
         if kept == 0 {
             self.clear = clear;

@@ -3,6 +3,7 @@
 //! count itself goes by classes of states (`classes`).
 
 use super::CHECK_EVERY;
+use super::compact::{keep_clear_into, sort_by_size};
 use super::merges::{Merges, PartChunk};
 use crate::engine::board::bits;
 use crate::engine::limits::{Limits, SearchError};
@@ -102,7 +103,7 @@ pub(super) fn count_added(
         holders: vec![Vec::new(); depth + 2],
         avail: vec![Vec::new(); depth + 2],
         deep: Box::new([0; 1 << 10]),
-        filled: Vec::new(),
+        touched: [0; 16],
         spare: Vec::new(),
         nodes: 0,
         limits,
@@ -128,44 +129,33 @@ pub(super) fn first_meeting(seen: &mut [u64], union: u16) -> bool {
     true
 }
 
-/// Marks `union` in `deep`, returning the word it is in.
+/// Marks `union` in `deep`, and its word in `touched`.
 #[inline]
-fn mark_deep(deep: &mut [u64; 1 << 10], union: u16) -> u16 {
+fn mark_deep(deep: &mut [u64; 1 << 10], touched: &mut [u64; 16], union: u16) {
     deep[union as usize >> 6] |= 1 << (union & 63);
-    union >> 6
+    touched[union as usize >> 12] |= 1 << ((union >> 6) & 63);
+}
+
+/// The unions marked in `deep`, counted and cleared, by the words
+/// `touched` marks (also cleared).
+#[inline]
+fn drain_deep(deep: &mut [u64; 1 << 10], touched: &mut [u64; 16]) -> u64 {
+    let mut count = 0;
+    for (i, words) in touched.iter_mut().enumerate() {
+        while *words != 0 {
+            let word = 64 * i + words.trailing_zeros() as usize;
+            *words &= *words - 1;
+            count += deep[word].count_ones() as u64;
+            deep[word] = 0;
+        }
+    }
+    count
 }
 
 /// Clears `union` from `seen`, for the next family.
 #[inline]
 pub(super) fn forget_meeting(seen: &mut [u64], union: u16) {
     seen[union as usize >> 6] &= !(1u64 << (union & 63));
-}
-
-/// Sorts the entries `size << 16 | set` of `out` by size alone (all a
-/// family needs): one branch-free pass per size, cheaper than a full sort
-/// for the few sizes a family spans. `spare` is a buffer to copy them
-/// through, swapped with `out`.
-pub(super) fn sort_by_size(out: &mut Vec<u32>, spare: &mut Vec<u32>) {
-    let (low, high) = out.iter().fold((u32::MAX, 0), |(low, high), &e| {
-        (low.min(e >> 16), high.max(e >> 16))
-    });
-    if low >= high {
-        return;
-    }
-    spare.clear();
-    // One more slot: a pass writes past the last entry placed.
-    spare.resize(out.len() + 1, 0);
-    let mut placed = 0;
-    for size in low..=high {
-        for &entry in out.iter() {
-            if let Some(slot) = spare.get_mut(placed) {
-                *slot = entry;
-            }
-            placed += (entry >> 16 == size) as usize;
-        }
-    }
-    spare.truncate(out.len());
-    std::mem::swap(out, spare);
 }
 
 /// 64 entries of a family, bit-sliced: which hold each card, and which
@@ -188,24 +178,50 @@ pub(super) fn slice(family: &[u32], room: usize, holders: &mut Vec<Chunk>) {
         family.len().div_ceil(64),
         ([0; MAX_CELLS], [0; MAX_CELLS + 1]),
     );
-    let mut upto = [0usize; MAX_CELLS + 1];
+    hold_cards(family, holders);
+    // Sorted by size, so those of k cards or fewer come first.
+    for k in 0..=room {
+        let upto = family.partition_point(|&e| (e >> 16) as usize <= k);
+        for (j, (_, sized)) in holders.iter_mut().enumerate() {
+            sized[k] = PartChunk::upto(upto, j);
+        }
+    }
+}
+
+/// Marks in `holders` (cleared) which entries of `family` hold each card:
+/// card by card, 16 entries at a time.
+#[cfg(all(target_arch = "x86_64", target_feature = "avx512f"))]
+fn hold_cards(family: &[u32], holders: &mut [Chunk]) {
+    use std::arch::x86_64::{_mm512_maskz_loadu_epi32, _mm512_set1_epi32, _mm512_test_epi32_mask};
+    let any = family.iter().fold(0u16, |m, &e| m | e as u16);
+    for (entries, (held, _)) in family.chunks(64).zip(holders) {
+        for (block, entries) in entries.chunks(16).enumerate() {
+            let lanes = (u32::MAX >> (32 - entries.len())) as u16;
+            // SAFETY: `avx512f` is there, as the cfg says, and the mask
+            // reads only the block's entries (the others are zero).
+            let v = unsafe { _mm512_maskz_loadu_epi32(lanes, entries.as_ptr().cast()) };
+            for card in bits(any) {
+                // SAFETY: as above.
+                let holding = unsafe { _mm512_test_epi32_mask(v, _mm512_set1_epi32(1 << card)) };
+                held[card] |= (holding as u64) << (16 * block);
+            }
+        }
+    }
+}
+
+/// [`hold_cards`] entry by entry.
+#[cfg(any(test, not(all(target_arch = "x86_64", target_feature = "avx512f"))))]
+fn hold_cards_one_by_one(family: &[u32], holders: &mut [Chunk]) {
     for (i, &entry) in family.iter().enumerate() {
         let held = &mut holders[i / 64].0;
         for card in bits(entry as u16) {
             held[card] |= 1 << (i % 64);
         }
-        upto[(entry >> 16) as usize] += 1;
-    }
-    // Sorted by size, so those of k cards or fewer come first.
-    for k in 0..=room {
-        if k > 0 {
-            upto[k] += upto[k - 1];
-        }
-        for (j, (_, sized)) in holders.iter_mut().enumerate() {
-            sized[k] = PartChunk::upto(upto[k], j);
-        }
     }
 }
+
+#[cfg(not(all(target_arch = "x86_64", target_feature = "avx512f")))]
+use hold_cards_one_by_one as hold_cards;
 
 /// The walk over sets of pairs that counts distinct states.
 struct PairWalk<'a> {
@@ -229,8 +245,8 @@ struct PairWalk<'a> {
     /// being added (kept apart from `seen`: counted by its words, not
     /// tested one by one).
     deep: Box<[u64; 1 << 10]>,
-    /// The words of `deep` marked, to count and clear.
-    filled: Vec<u16>,
+    /// Bit per word of `deep`: marked, to count and clear.
+    touched: [u64; 16],
     /// A buffer for [`sort_by_size`].
     spare: Vec<u32>,
     nodes: usize,
@@ -291,7 +307,6 @@ impl PairWalk<'_> {
         holders.clear();
         let mut out = std::mem::take(&mut self.families[pairs + 1]);
         let mut avail = std::mem::take(&mut self.avail[pairs]);
-        let mut filled = std::mem::take(&mut self.filled);
         for bottom in bits(ends & !low_bits) {
             let tops = ends
                 & self.pairs.tops_within[bottom][room - fewest]
@@ -305,17 +320,9 @@ impl PairWalk<'_> {
                 // the `fitting` ones small enough to sit beside the
                 // family's smallest.
                 let fitting = self.pairs.within[pair][room - fewest] as usize;
-                // Branch-free: whether a set is clear is a coin toss to the
-                // branch predictor. (Finding them 64 at a time, bit-sliced
-                // by card, was tried in issue 27: no faster.)
-                if avail.len() < fitting {
-                    avail.resize(fitting, 0);
-                }
-                let mut kept = 0;
-                for &x in &sets[..fitting] {
-                    avail[kept] = x;
-                    kept += (x as u16 & taken == 0) as usize;
-                }
+                // (Finding them 64 at a time, bit-sliced by card, was tried
+                // in issue 27: no faster.)
+                let kept = keep_clear_into(&sets[..fitting], taken, &mut avail);
                 if kept == 0 {
                     continue;
                 }
@@ -348,7 +355,7 @@ impl PairWalk<'_> {
                                 if single {
                                     deepest += 1;
                                 } else {
-                                    filled.push(mark_deep(&mut self.deep, union));
+                                    mark_deep(&mut self.deep, &mut self.touched, union);
                                 }
                                 continue;
                             }
@@ -383,7 +390,7 @@ impl PairWalk<'_> {
                                 let union =
                                     family[64 * j + deep.trailing_zeros() as usize] as u16 | x;
                                 deep &= deep - 1;
-                                filled.push(mark_deep(&mut self.deep, union));
+                                mark_deep(&mut self.deep, &mut self.touched, union);
                             }
                             while clear != 0 {
                                 let i = 64 * j + clear.trailing_zeros() as usize;
@@ -402,12 +409,7 @@ impl PairWalk<'_> {
                     for &entry in &out {
                         forget_meeting(&mut self.seen, entry as u16);
                     }
-                    // Each word marked is counted once: it is emptied.
-                    for &word in &filled {
-                        deepest += self.deep[word as usize].count_ones() as u64;
-                        self.deep[word as usize] = 0;
-                    }
-                    filled.clear();
+                    deepest += drain_deep(&mut self.deep, &mut self.touched);
                 }
                 self.counts[self.depth] += deepest;
                 if !out.is_empty() {
@@ -424,9 +426,37 @@ impl PairWalk<'_> {
             }
         }
         self.holders[pairs] = holders;
-        self.filled = filled;
         self.avail[pairs] = avail;
         self.families[pairs + 1] = out;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Families of every length up to three chunks and past, their sets
+    /// spread over all 16 cards.
+    #[test]
+    fn cards_held_are_those_entry_by_entry() {
+        for len in (1..=200usize).step_by(7) {
+            let family: Vec<u32> = (0..len as u32)
+                .map(|i| (i % 5) << 16 | (i.wrapping_mul(40_503) ^ i >> 3) & 0xffff)
+                .collect();
+            let empty = ([0; MAX_CELLS], [0; MAX_CELLS + 1]);
+            let mut wide = vec![empty; len.div_ceil(64)];
+            let mut one = wide.clone();
+            hold_cards(&family, &mut wide);
+            hold_cards_one_by_one(&family, &mut one);
+            assert_eq!(wide, one, "len {len}");
+            // And against each entry's own cards.
+            for (i, &entry) in family.iter().enumerate() {
+                for card in 0..MAX_CELLS {
+                    let held = wide[i / 64].0[card] >> (i % 64) & 1 == 1;
+                    assert_eq!(held, entry >> card & 1 == 1);
+                }
+            }
+        }
     }
 }

@@ -50,6 +50,7 @@
 
 mod bound;
 mod classes;
+mod compact;
 mod count;
 mod in_order;
 mod level;
