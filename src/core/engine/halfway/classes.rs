@@ -347,11 +347,12 @@ impl ClassWalk<'_> {
         let fitting = self.sets.within[pair][room - fewest] as usize;
         let sets = &self.sets.sets[pair];
         let from = skip.min(fitting);
-        let mut clear = std::mem::take(&mut self.clear);
-        let kept = keep_clear_into(&sets[from..fitting], taken, &mut clear);
-        clear.truncate(kept);
+        // Kept at its length, so only its growth is ever zeroed.
+        let mut buffer = std::mem::take(&mut self.clear);
+        let kept = keep_clear_into(&sets[from..fitting], taken, &mut buffer);
+        let clear = &buffer[..kept];
         if kept == 0 {
-            self.clear = clear;
+            self.clear = buffer;
             return out;
         }
         if slicing.sliced > 0 {
@@ -362,7 +363,7 @@ impl ClassWalk<'_> {
             // A large family: the entries clear of each set are found 64
             // at a time (most are not, in the classes with many helpers).
             let single = clear.len() == 1;
-            for &entry in &clear {
+            for &entry in clear {
                 let x = entry as u16;
                 let left = room - (entry >> 16) as usize;
                 for (j, chunk) in holders.iter().enumerate() {
@@ -377,7 +378,7 @@ impl ClassWalk<'_> {
                     }
                 }
             }
-            self.clear = clear;
+            self.clear = buffer;
             if !single {
                 for &entry in &out {
                     forget_meeting(&mut self.seen, entry as u16);
@@ -389,7 +390,7 @@ impl ClassWalk<'_> {
         if clear.len() == 1 || family.len() == 1 {
             // One set on either side: every union is new, and in order
             // of size.
-            for &entry in &clear {
+            for &entry in clear {
                 let (x, left) = (entry as u16, room - (entry >> 16) as usize);
                 for &buried in family {
                     if (buried >> 16) as usize > left {
@@ -400,10 +401,10 @@ impl ClassWalk<'_> {
                     }
                 }
             }
-            self.clear = clear;
+            self.clear = buffer;
             return out;
         }
-        for &entry in &clear {
+        for &entry in clear {
             let x = entry as u16;
             let left = room - (entry >> 16) as usize;
             for &buried in family {
@@ -419,7 +420,7 @@ impl ClassWalk<'_> {
                 }
             }
         }
-        self.clear = clear;
+        self.clear = buffer;
         for &entry in &out {
             forget_meeting(&mut self.seen, entry as u16);
         }

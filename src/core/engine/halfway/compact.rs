@@ -50,8 +50,11 @@ pub(super) fn sort_by_size(out: &mut Vec<u32>, spare: &mut Vec<u32>) {
     if low >= high {
         return;
     }
-    spare.clear();
-    spare.resize(out.len() + SLACK, 0);
+    // Every slot up to `out.len()` is written: grown, not cleared, so the
+    // buffer is zeroed only when it grows.
+    if spare.len() < out.len() + SLACK {
+        spare.resize(out.len() + SLACK, 0);
+    }
     #[cfg(all(target_arch = "x86_64", target_feature = "avx512f"))]
     {
         let mut placed = 0;
