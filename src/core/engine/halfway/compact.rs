@@ -94,15 +94,15 @@ mod wide {
     };
 
     /// Writes to `out` the entries of `from` whose lanes `keep` marks, in
-    /// order; returns how many. `out` must have room for all of `from`
-    /// plus 16.
+    /// order; returns how many. `out` must have room for all it keeps plus
+    /// 16 (each store writes a whole register).
     #[inline(always)]
     unsafe fn compact(from: &[u32], out: &mut [u32], keep: impl Fn(__m512i) -> u16) -> usize {
-        debug_assert!(out.len() >= from.len() + 16);
         let mut kept = 0;
         for chunk in from.chunks(16) {
             // Lanes past the chunk's end are neither read nor kept.
             let lanes = (u32::MAX >> (32 - chunk.len())) as u16;
+            debug_assert!(kept + 16 <= out.len(), "no room for a whole register");
             // SAFETY: the mask reads only the chunk's entries; the store
             // writes 16 lanes from `kept` ≤ the entries read so far, which
             // `out`'s slack covers.
