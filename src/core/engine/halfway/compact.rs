@@ -1,13 +1,19 @@
-//! Branch-free compaction of entries `size << 16 | set`: those clear of
-//! some cards, or those of one size, kept in order. Where a CPU has
-//! AVX-512, 16 entries at a time (compressed in a register and stored
-//! whole: Zen 4's compress straight to memory is microcoded and slow);
-//! else one by one. Whether an entry is kept is a coin toss to the branch
-//! predictor, so neither way branches on it.
+//! The count's passes over a family's entries `size << 16 | set`:
+//! branch-free compaction (those clear of some cards, or those of one
+//! size, kept in order) and the marking of the entries that hold each
+//! card. Where a CPU has AVX-512, 16 entries at a time (kept lanes are
+//! compressed in a register and stored whole: Zen 4's compress straight
+//! to memory is microcoded and slow); else one by one. Whether an entry
+//! is kept is a coin toss to the branch predictor, so neither way
+//! branches on it.
+
+use super::count::Chunk;
+#[cfg(any(test, not(all(target_arch = "x86_64", target_feature = "avx512f"))))]
+use crate::engine::board::bits;
 
 /// Slack a buffer written by [`keep_clear_into`] needs past its last
 /// entry: the 16-wide path stores whole registers.
-pub(super) const SLACK: usize = 16;
+const SLACK: usize = 16;
 
 /// Writes into `out` (resized to hold them, plus [`SLACK`]) the entries
 /// of `from` whose set holds none of the cards `taken`, in order; returns
@@ -85,13 +91,54 @@ fn sort_one_by_one(out: &[u32], low: u32, high: u32, spare: &mut [u32]) {
     }
 }
 
+/// Marks in `holders` (cleared, one per 64 entries) which entries of
+/// `family` hold each card: bit i of `holders[j].0[c]` when entry 64j + i
+/// holds card c.
+pub(super) fn hold_cards(family: &[u32], holders: &mut [Chunk]) {
+    #[cfg(all(target_arch = "x86_64", target_feature = "avx512f"))]
+    // SAFETY: `avx512f` is there, as the cfg says.
+    unsafe {
+        wide::hold_cards(family, holders)
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "avx512f")))]
+    hold_cards_one_by_one(family, holders)
+}
+
+/// [`hold_cards`] entry by entry.
+#[cfg(any(test, not(all(target_arch = "x86_64", target_feature = "avx512f"))))]
+fn hold_cards_one_by_one(family: &[u32], holders: &mut [Chunk]) {
+    for (i, &entry) in family.iter().enumerate() {
+        let held = &mut holders[i / 64].0;
+        for card in bits(entry as u16) {
+            held[card] |= 1 << (i % 64);
+        }
+    }
+}
+
 /// The 16-wide passes.
 #[cfg(all(target_arch = "x86_64", target_feature = "avx512f"))]
 mod wide {
+    use super::Chunk;
+    use crate::engine::board::bits;
     use std::arch::x86_64::{
         __m512i, _mm512_cmpeq_epi32_mask, _mm512_maskz_compress_epi32, _mm512_maskz_loadu_epi32,
-        _mm512_set1_epi32, _mm512_srli_epi32, _mm512_storeu_si512, _mm512_testn_epi32_mask,
+        _mm512_set1_epi32, _mm512_srli_epi32, _mm512_storeu_si512, _mm512_test_epi32_mask,
+        _mm512_testn_epi32_mask,
     };
+
+    /// Up to 16 entries in a register, and the lanes they fill (the
+    /// others are zero and never read from memory).
+    #[inline(always)]
+    unsafe fn load(entries: &[u32]) -> (__m512i, u16) {
+        debug_assert!((1..=16).contains(&entries.len()));
+        let lanes = (u32::MAX >> (32 - entries.len())) as u16;
+        // SAFETY: `avx512f` is there, as the caller promises, and the mask
+        // reads only the entries.
+        (
+            unsafe { _mm512_maskz_loadu_epi32(lanes, entries.as_ptr().cast()) },
+            lanes,
+        )
+    }
 
     /// Writes to `out` the entries of `from` whose lanes `keep` marks, in
     /// order; returns how many. `out` must have room for all it keeps plus
@@ -100,14 +147,12 @@ mod wide {
     unsafe fn compact(from: &[u32], out: &mut [u32], keep: impl Fn(__m512i) -> u16) -> usize {
         let mut kept = 0;
         for chunk in from.chunks(16) {
-            // Lanes past the chunk's end are neither read nor kept.
-            let lanes = (u32::MAX >> (32 - chunk.len())) as u16;
             debug_assert!(kept + 16 <= out.len(), "no room for a whole register");
-            // SAFETY: the mask reads only the chunk's entries; the store
-            // writes 16 lanes from `kept` ≤ the entries read so far, which
-            // `out`'s slack covers.
+            // SAFETY: the store writes 16 lanes from `kept` ≤ the entries
+            // read so far, which `out`'s slack covers.
             unsafe {
-                let v = _mm512_maskz_loadu_epi32(lanes, chunk.as_ptr().cast());
+                // Lanes past the chunk's end are neither read nor kept.
+                let (v, lanes) = load(chunk);
                 let mask = keep(v) & lanes;
                 let packed = _mm512_maskz_compress_epi32(mask, v);
                 _mm512_storeu_si512(out.as_mut_ptr().add(kept).cast(), packed);
@@ -139,11 +184,29 @@ mod wide {
             })
         }
     }
+
+    /// [`super::hold_cards`], card by card, 16 entries at a time.
+    pub(super) unsafe fn hold_cards(family: &[u32], holders: &mut [Chunk]) {
+        let any = family.iter().fold(0u16, |m, &e| m | e as u16);
+        for (entries, (held, _)) in family.chunks(64).zip(holders) {
+            for (block, entries) in entries.chunks(16).enumerate() {
+                // SAFETY: as the caller promises.
+                let (v, _) = unsafe { load(entries) };
+                for card in bits(any) {
+                    // SAFETY: as above.
+                    let holding =
+                        unsafe { _mm512_test_epi32_mask(v, _mm512_set1_epi32(1 << card)) };
+                    held[card] |= (holding as u64) << (16 * block);
+                }
+            }
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::state::MAX_CELLS;
     use rand::rngs::Xoshiro256PlusPlus as StdRng;
     use rand::{RngExt, SeedableRng};
 
@@ -192,6 +255,30 @@ mod tests {
             assert_eq!(out, expected, "len {len}");
             if len > 0 {
                 assert_eq!(&one[..len], &expected[..]);
+            }
+        }
+    }
+
+    /// Families of every length up to three chunks and past, their sets
+    /// spread over all 16 cards.
+    #[test]
+    fn cards_held_are_those_entry_by_entry() {
+        for len in (1..=200usize).step_by(7) {
+            let family: Vec<u32> = (0..len as u32)
+                .map(|i| (i % 5) << 16 | (i.wrapping_mul(40_503) ^ i >> 3) & 0xffff)
+                .collect();
+            let empty = ([0; MAX_CELLS], [0; MAX_CELLS + 1]);
+            let mut wide = vec![empty; len.div_ceil(64)];
+            let mut one = wide.clone();
+            hold_cards(&family, &mut wide);
+            hold_cards_one_by_one(&family, &mut one);
+            assert_eq!(wide, one, "len {len}");
+            // And against each entry's own cards.
+            for (i, &entry) in family.iter().enumerate() {
+                for card in 0..MAX_CELLS {
+                    let held = wide[i / 64].0[card] >> (i % 64) & 1 == 1;
+                    assert_eq!(held, entry >> card & 1 == 1);
+                }
             }
         }
     }

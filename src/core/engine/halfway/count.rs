@@ -3,7 +3,7 @@
 //! count itself goes by classes of states (`classes`).
 
 use super::CHECK_EVERY;
-use super::compact::{keep_clear_into, sort_by_size};
+use super::compact::{hold_cards, keep_clear_into, sort_by_size};
 use super::merges::{Merges, PartChunk};
 use crate::engine::board::bits;
 use crate::engine::limits::{Limits, SearchError};
@@ -187,41 +187,6 @@ pub(super) fn slice(family: &[u32], room: usize, holders: &mut Vec<Chunk>) {
         }
     }
 }
-
-/// Marks in `holders` (cleared) which entries of `family` hold each card:
-/// card by card, 16 entries at a time.
-#[cfg(all(target_arch = "x86_64", target_feature = "avx512f"))]
-fn hold_cards(family: &[u32], holders: &mut [Chunk]) {
-    use std::arch::x86_64::{_mm512_maskz_loadu_epi32, _mm512_set1_epi32, _mm512_test_epi32_mask};
-    let any = family.iter().fold(0u16, |m, &e| m | e as u16);
-    for (entries, (held, _)) in family.chunks(64).zip(holders) {
-        for (block, entries) in entries.chunks(16).enumerate() {
-            let lanes = (u32::MAX >> (32 - entries.len())) as u16;
-            // SAFETY: `avx512f` is there, as the cfg says, and the mask
-            // reads only the block's entries (the others are zero).
-            let v = unsafe { _mm512_maskz_loadu_epi32(lanes, entries.as_ptr().cast()) };
-            for card in bits(any) {
-                // SAFETY: as above.
-                let holding = unsafe { _mm512_test_epi32_mask(v, _mm512_set1_epi32(1 << card)) };
-                held[card] |= (holding as u64) << (16 * block);
-            }
-        }
-    }
-}
-
-/// [`hold_cards`] entry by entry.
-#[cfg(any(test, not(all(target_arch = "x86_64", target_feature = "avx512f"))))]
-fn hold_cards_one_by_one(family: &[u32], holders: &mut [Chunk]) {
-    for (i, &entry) in family.iter().enumerate() {
-        let held = &mut holders[i / 64].0;
-        for card in bits(entry as u16) {
-            held[card] |= 1 << (i % 64);
-        }
-    }
-}
-
-#[cfg(not(all(target_arch = "x86_64", target_feature = "avx512f")))]
-use hold_cards_one_by_one as hold_cards;
 
 /// The walk over sets of pairs that counts distinct states.
 struct PairWalk<'a> {
@@ -429,34 +394,5 @@ impl PairWalk<'_> {
         self.avail[pairs] = avail;
         self.families[pairs + 1] = out;
         Ok(())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Families of every length up to three chunks and past, their sets
-    /// spread over all 16 cards.
-    #[test]
-    fn cards_held_are_those_entry_by_entry() {
-        for len in (1..=200usize).step_by(7) {
-            let family: Vec<u32> = (0..len as u32)
-                .map(|i| (i % 5) << 16 | (i.wrapping_mul(40_503) ^ i >> 3) & 0xffff)
-                .collect();
-            let empty = ([0; MAX_CELLS], [0; MAX_CELLS + 1]);
-            let mut wide = vec![empty; len.div_ceil(64)];
-            let mut one = wide.clone();
-            hold_cards(&family, &mut wide);
-            hold_cards_one_by_one(&family, &mut one);
-            assert_eq!(wide, one, "len {len}");
-            // And against each entry's own cards.
-            for (i, &entry) in family.iter().enumerate() {
-                for card in 0..MAX_CELLS {
-                    let held = wide[i / 64].0[card] >> (i % 64) & 1 == 1;
-                    assert_eq!(held, entry >> card & 1 == 1);
-                }
-            }
-        }
     }
 }
