@@ -29,9 +29,9 @@
 //! way the count is exact: the choice is only about time.
 
 use super::CHECK_EVERY;
-use super::compact::{keep_clear_into, sort_by_size};
+use super::compact::{Chunk, keep_clear_into, sort_by_size};
 use super::count::{
-    Chunk, PairSets, SMALL_FAMILY, clear_of, count_added, first_meeting, forget_meeting, slice,
+    PairSets, SMALL_FAMILY, clear_of, count_added, first_meeting, forget_meeting, slice,
 };
 use super::merges::Merges;
 use crate::engine::board::bits;

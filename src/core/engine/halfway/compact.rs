@@ -7,9 +7,13 @@
 //! is kept is a coin toss to the branch predictor, so neither way
 //! branches on it.
 
-use super::count::Chunk;
 #[cfg(any(test, not(all(target_arch = "x86_64", target_feature = "avx512f"))))]
 use crate::engine::board::bits;
+use crate::engine::state::MAX_CELLS;
+
+/// 64 entries of a family, bit-sliced: which hold each card, and which
+/// have each number of cards or fewer.
+pub(super) type Chunk = ([u64; MAX_CELLS], [u64; MAX_CELLS + 1]);
 
 /// Slack a buffer written by [`keep_clear_into`] needs past its last
 /// entry: the 16-wide path stores whole registers.

@@ -3,7 +3,7 @@
 //! count itself goes by classes of states (`classes`).
 
 use super::CHECK_EVERY;
-use super::compact::{hold_cards, keep_clear_into, sort_by_size};
+use super::compact::{Chunk, hold_cards, keep_clear_into, sort_by_size};
 use super::merges::{Merges, PartChunk};
 use crate::engine::board::bits;
 use crate::engine::limits::{Limits, SearchError};
@@ -157,10 +157,6 @@ fn drain_deep(deep: &mut [u64; 1 << 10], touched: &mut [u64; 16]) -> u64 {
 pub(super) fn forget_meeting(seen: &mut [u64], union: u16) {
     seen[union as usize >> 6] &= !(1u64 << (union & 63));
 }
-
-/// 64 entries of a family, bit-sliced: which hold each card, and which
-/// have each number of cards or fewer.
-pub(super) type Chunk = ([u64; MAX_CELLS], [u64; MAX_CELLS + 1]);
 
 /// The entries of a chunk that hold none of `cards` and have `size` cards
 /// or fewer, as bits.
