@@ -49,7 +49,10 @@ pub fn harness_with(root: &TempDir, size: egui::Vec2, clock: Clock) -> Harness<'
     Harness::builder()
         .with_size(size)
         // Spinners repaint while work runs; settling takes a few frames more.
-        .with_max_steps(100)
+        // On a loaded machine frames are slow, so the Study panel's refresh
+        // (every 2 s of real time) can land inside a `run`, and its answers
+        // keep it going: a loaded CI run needed 120 frames (2026-12-02).
+        .with_max_steps(1000)
         .build_ui_state(|ui, app: &mut BoafApp| app.show(ui), app)
 }
 
